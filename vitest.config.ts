@@ -4,7 +4,6 @@ import { defineConfig } from "vitest/config";
 // S3 server started by test/harness; cluster tests against a real kube-apiserver.
 export default defineConfig({
   test: {
-    globalSetup: ["test/harness/global-setup.ts"],
     projects: [
       {
         extends: true,
@@ -18,6 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
+          globalSetup: ["test/harness/global-setup.ts"],
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 300_000,
@@ -28,6 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "cluster",
+          globalSetup: ["test/harness/global-setup.ts"],
           include: ["test/cluster/**/*.test.ts"],
           testTimeout: 600_000,
           hookTimeout: 900_000,

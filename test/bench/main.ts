@@ -1,0 +1,29 @@
+/**
+ * `npm run bench [suite...]`: runs every suite in test/bench/suites (or the named ones) and
+ * prints one table of measured time, reference time and their ratio.
+ */
+import { readdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { BenchRow, BenchSuite } from "./bench.ts";
+
+const suitesDir = fileURLToPath(new URL("./suites/", import.meta.url));
+const wanted = new Set(process.argv.slice(2));
+
+const files = (await readdir(suitesDir)).filter((f) => f.endsWith(".ts")).sort();
+const rows: (BenchRow & { suite: string })[] = [];
+for (const file of files) {
+  const mod = (await import(new URL(`./suites/${file}`, import.meta.url).href)) as { suite: BenchSuite };
+  if (wanted.size > 0 && !wanted.has(mod.suite.name)) continue;
+  process.stderr.write(`running ${mod.suite.name}...\n`);
+  for (const row of await mod.suite.run()) rows.push({ ...row, suite: mod.suite.name });
+}
+
+const fmt = (s: number | null) => (s === null ? "n/a" : s < 1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
+console.log("| suite | measured | time | reference | reference time | ratio | note |");
+console.log("|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  const ratio = r.referenceSeconds ? (r.seconds / r.referenceSeconds).toFixed(2) : "n/a";
+  console.log(
+    `| ${r.suite} | ${r.name} | ${fmt(r.seconds)} | ${r.reference} | ${fmt(r.referenceSeconds)} | ${ratio} | ${r.note ?? ""} |`,
+  );
+}
