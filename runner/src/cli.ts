@@ -1,0 +1,153 @@
+/**
+ * The runner's command line for local files (no server, no database):
+ *
+ *   target-id         --network NET --degs DEGS.json [--de-table TABLE.tsv] --out DIR
+ *   target-id         --network NET --dataset MERGED.h5ad --out DIR
+ *   target-validation --network NET --control C.h5ad --perturbed P.h5ad --degs DEGS.json --target SYMBOL|PROTEIN --out DIR
+ *
+ * Each writes the artifacts of model.md §13 into DIR and exits non-zero with the failure code
+ * on failure. The influence bundle of a network is built once and cached (buildModelFromFiles).
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "./contract/index.ts";
+import { numberCell, parseTsv } from "./artifacts/tsv.ts";
+import { normalizeDegs } from "./inputs/index.ts";
+import { buildModelFromFiles, type Model } from "./model/index.ts";
+import { FsObjectStore } from "./storage/index.ts";
+import { ArtifactWriter } from "./jobs/artifact-writer.ts";
+import { contrastFromDegList } from "./jobs/contrast.ts";
+import { runPrediction, type LocalInputs } from "./jobs/prediction-job.ts";
+import { ConsoleReporter } from "./jobs/reporter.ts";
+import { failureReport } from "./jobs/run-job.ts";
+import { RunMetadata } from "./jobs/run-metadata.ts";
+
+interface CommonOptions {
+  network: string;
+  hgnc?: string;
+  out: string;
+  degSignificanceFold: number;
+  minMeanExpression: number;
+  nRandomizations: number;
+  threads?: number;
+}
+
+const number = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError("not a number");
+  return n;
+};
+const integer = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError("not an integer");
+  return n;
+};
+
+function withCommon(cmd: Command): Command {
+  return cmd
+    .requiredOption("--network <file>", "interactome TSV (gzip or plain)")
+    .option("--hgnc <dir>", "HGNC tables (default: $CAUSEWAY_HGNC, else hgnc/ beside the network's folder)")
+    .requiredOption("--out <dir>", "folder the artifacts are written to")
+    .option("--deg-significance-fold <f>", "minimum fold over uniform", number, 1)
+    .option("--min-mean-expression <cp10k>", "protein_expressed threshold", number, 0.1)
+    .option("--n-randomizations <R>", "matched random DEG sets", integer, 0)
+    .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer));
+}
+
+/** The HGNC folder: explicit, from the environment, or the data layout's sibling folder. */
+function hgncDir(opts: CommonOptions): string {
+  const candidates = [opts.hgnc, process.env.CAUSEWAY_HGNC, join(dirname(resolve(opts.network)), "..", "hgnc")];
+  const found = candidates.find((d): d is string => d !== undefined && existsSync(join(d, "gene_symbols.tsv.gz")));
+  if (!found) throw new Error("no HGNC tables found: pass --hgnc DIR or set CAUSEWAY_HGNC");
+  return found;
+}
+
+async function loadModelFor(opts: CommonOptions): Promise<Model> {
+  const progress = process.stderr.isTTY
+    ? (done: number, total: number) => process.stderr.write(`\rbuilding influence bundle ${done}/${total}`)
+    : undefined;
+  const model = await buildModelFromFiles({
+    networkPath: opts.network,
+    hgncDir: hgncDir(opts),
+    threads: opts.threads,
+    onProgress: progress,
+  });
+  if (progress) process.stderr.write("\n");
+  return model;
+}
+
+/** DE table for DEG-list input: genes in the first column, fold changes in `logFC`. */
+async function readDeTable(path: string, model: Model): Promise<{ genes: string[]; logFC: (number | null)[] }> {
+  const { columns, rows } = parseTsv(await readFile(path, "utf8"));
+  const fcColumn = columns.indexOf("logFC");
+  const genes: string[] = [];
+  const logFC: (number | null)[] = [];
+  for (const cells of rows) {
+    const symbol = model.symbols.resolve(cells[0] ?? "");
+    if (symbol === null) continue;
+    genes.push(symbol);
+    logFC.push(fcColumn >= 0 ? numberCell(cells[fcColumn]) : null);
+  }
+  return { genes, logFC };
+}
+
+async function run(jobType: JobType, opts: CommonOptions, target: string | null, inputs: (m: Model) => Promise<LocalInputs>): Promise<void> {
+  const params = PredictionParams.parse({
+    deg_significance_fold: opts.degSignificanceFold,
+    min_mean_expression: opts.minMeanExpression,
+    n_randomizations: opts.nRandomizations,
+  });
+  const model = await loadModelFor(opts);
+  await mkdir(opts.out, { recursive: true });
+  const out = new ArtifactWriter(new FsObjectStore(resolve(opts.out)), "");
+  const metadata = new RunMetadata({ job_id: "command-line", kind: "prediction", job_type: jobType, model_version: model.manifest.version, parameters: params });
+  const reporter = new ConsoleReporter();
+  try {
+    await runPrediction({ predictionId: "command-line", jobType, target, params, model, inputs: await inputs(model), out, reporter, metadata });
+    process.stderr.write(`artifacts written to ${opts.out}\n`);
+  } catch (err) {
+    const report = await failureReport(err, out, metadata);
+    await reporter.finish(report);
+    if (!(err instanceof JobFailure)) process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exitCode = RUNNER_EXIT.jobFailed;
+  }
+}
+
+const program = new Command("runner").description("causeway runner: target identification and validation on local files");
+
+withCommon(program.command("target-id").description("rank candidate targets"))
+  .option("--degs <file>", "DEG list (JSON array of symbols)")
+  .option("--de-table <file>", "DE table for --degs: genes in the first column, fold changes in logFC")
+  .option("--dataset <file>", "merged .h5ad")
+  .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {
+    if ((opts.degs === undefined) === (opts.dataset === undefined)) throw new InvalidArgumentError("give either --degs or --dataset");
+    await run("target_id", opts, null, async (model) => {
+      if (opts.dataset) return { shape: "merged", datasetPath: opts.dataset };
+      const degs = normalizeDegs(await readFile(opts.degs!, "utf8"), model.symbols).symbols;
+      const table = opts.deTable ? await readDeTable(opts.deTable, model) : null;
+      return { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table) };
+    });
+  });
+
+withCommon(program.command("target-validation").description("validate one target and explain it with causal paths"))
+  .requiredOption("--control <file>", "control .h5ad")
+  .requiredOption("--perturbed <file>", "perturbed .h5ad")
+  .requiredOption("--degs <file>", "DEG list (JSON array of symbols)")
+  .requiredOption("--target <id>", "target protein, SYMBOL or SYMBOL|PROTEIN")
+  .action(async (opts: CommonOptions & { control: string; perturbed: string; degs: string; target: string }) => {
+    await run("target_validation", opts, opts.target, async () => ({
+      shape: "split",
+      controlPath: opts.control,
+      perturbedPath: opts.perturbed,
+      degsJson: await readFile(opts.degs, "utf8"),
+    }));
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,45 @@
+/**
+ * Writes a job's artifacts through the object store under one attempt-scoped prefix and
+ * remembers what it wrote, so the final callback can list every stored file.
+ */
+import type { ResultFile } from "../contract/index.ts";
+import type { ObjectStore } from "../storage/index.ts";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".json": "application/json",
+  ".tsv": "text/tab-separated-values",
+  ".gz": "application/gzip",
+  ".png": "image/png",
+  ".npy": "application/octet-stream",
+};
+
+export class ArtifactWriter {
+  private readonly store: ObjectStore;
+  private readonly prefix: string;
+  private readonly written = new Map<string, ResultFile>();
+
+  /** `prefix` is joined with "/" unless empty (the command line writes straight into a folder). */
+  constructor(store: ObjectStore, prefix: string) {
+    this.store = store;
+    this.prefix = prefix.replace(/\/+$/, "");
+  }
+
+  keyOf(name: string): string {
+    return this.prefix === "" ? name : `${this.prefix}/${name}`;
+  }
+
+  async write(name: string, body: Buffer | string): Promise<void> {
+    const key = this.keyOf(name);
+    const ext = /\.[a-z]+$/.exec(name)?.[0] ?? "";
+    await this.store.put(key, body, CONTENT_TYPES[ext] ?? "application/octet-stream");
+    this.written.set(name, { name, key, size_bytes: Buffer.byteLength(body) });
+  }
+
+  async writeJson(name: string, value: unknown): Promise<void> {
+    await this.write(name, JSON.stringify(value, null, 2) + "\n");
+  }
+
+  files(): ResultFile[] {
+    return [...this.written.values()];
+  }
+}

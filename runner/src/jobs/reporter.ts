@@ -1,0 +1,127 @@
+/**
+ * How a running job tells the world where it is. A Kubernetes Job and the embedded local
+ * executor report through signed HTTP callbacks to the API; the command line draws a
+ * progress bar. Progress reports are best effort; the final report is retried hard,
+ * because a lost final report leaves the job to the stuck-job sweeper.
+ */
+import {
+  PROCESSING_STEPS,
+  signCallback,
+  type CompletedCallback,
+  type FailedCallback,
+  type JobKind,
+  type ProcessingStep,
+  type RunnerCallback,
+} from "../contract/index.ts";
+
+export type FinalReport =
+  | Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq">
+  | Omit<FailedCallback, "job_id" | "kind" | "attempt" | "seq">;
+
+export interface Reporter {
+  step(step: ProcessingStep): Promise<void>;
+  finish(report: FinalReport): Promise<void>;
+}
+
+/** Reports nothing: tests and library callers. */
+export const silentReporter: Reporter = {
+  async step() {},
+  async finish() {},
+};
+
+export interface CallbackTarget {
+  url: string;
+  keyHex: string;
+  jobId: string;
+  kind: JobKind;
+  attempt: string;
+}
+
+type Sleep = (ms: number) => Promise<void>;
+const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Signed callbacks to the API's callback route (contract: runner/src/contract/callback.ts). */
+export class HttpCallbackReporter implements Reporter {
+  private seq = 0;
+  private readonly target: CallbackTarget;
+  private readonly sleep: Sleep;
+  private readonly log: (message: string) => void;
+
+  constructor(target: CallbackTarget, options: { sleep?: Sleep; log?: (message: string) => void } = {}) {
+    this.target = target;
+    this.sleep = options.sleep ?? realSleep;
+    this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+  }
+
+  async step(step: ProcessingStep): Promise<void> {
+    await this.send({ status: "processing", processing_step: step, progress_pct: PROCESSING_STEPS[step] }, 3);
+  }
+
+  async finish(report: FinalReport): Promise<void> {
+    // About two minutes of retries: outlasts an API rollout, not a long outage.
+    const delivered = await this.send(report, 10);
+    if (!delivered) throw new Error("the final status callback could not be delivered");
+  }
+
+  private async send(body: object, attempts: number): Promise<boolean> {
+    const payload = {
+      ...body,
+      job_id: this.target.jobId,
+      kind: this.target.kind,
+      attempt: this.target.attempt,
+      seq: this.seq++,
+    } as RunnerCallback;
+    const raw = JSON.stringify(payload);
+    for (let i = 0; i < attempts; i++) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      try {
+        const res = await fetch(this.target.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-causeway-timestamp": String(timestamp),
+            "x-causeway-signature": signCallback(this.target.keyHex, timestamp, raw),
+          },
+          body: raw,
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (res.ok) return true;
+        // 4xx other than 408/429 will not get better by retrying (bad signature, unknown job).
+        if (res.status < 500 && res.status !== 408 && res.status !== 429) {
+          this.log(`callback rejected with HTTP ${res.status}`);
+          return false;
+        }
+      } catch (err) {
+        this.log(`callback failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      await this.sleep(Math.min(30_000, 500 * 2 ** i));
+    }
+    return false;
+  }
+}
+
+/** A progress bar on a terminal (stderr), plain lines otherwise. */
+export class ConsoleReporter implements Reporter {
+  private readonly stream: NodeJS.WriteStream;
+
+  constructor(stream: NodeJS.WriteStream = process.stderr) {
+    this.stream = stream;
+  }
+
+  async step(step: ProcessingStep): Promise<void> {
+    const pct = PROCESSING_STEPS[step];
+    if (this.stream.isTTY) {
+      const width = 30;
+      const filled = Math.round((pct / 100) * width);
+      this.stream.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${step.padEnd(26)}`);
+      if (pct === 100) this.stream.write("\n");
+    } else {
+      this.stream.write(`${pct}% ${step}\n`);
+    }
+  }
+
+  async finish(report: FinalReport): Promise<void> {
+    if (this.stream.isTTY) this.stream.write("\n");
+    if (report.status === "failed") this.stream.write(`failed: ${report.error_code}: ${report.error_message}\n`);
+  }
+}
