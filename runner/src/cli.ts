@@ -58,8 +58,14 @@ function withCommon(cmd: Command): Command {
 
 /** The HGNC folder: explicit, from the environment, or the data layout's sibling folder. */
 function hgncDir(opts: CommonOptions): string {
-  const candidates = [opts.hgnc, process.env.CAUSEWAY_HGNC, join(dirname(resolve(opts.network)), "..", "hgnc")];
-  const found = candidates.find((d): d is string => d !== undefined && existsSync(join(d, "gene_symbols.tsv.gz")));
+  const candidates = [
+    opts.hgnc,
+    process.env.CAUSEWAY_HGNC,
+    join(dirname(resolve(opts.network)), "..", "hgnc"),
+  ];
+  const found = candidates.find(
+    (d): d is string => d !== undefined && existsSync(join(d, "gene_symbols.tsv.gz")),
+  );
   if (!found) throw new Error("no HGNC tables found: pass --hgnc DIR or set CAUSEWAY_HGNC");
   return found;
 }
@@ -79,7 +85,10 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
 }
 
 /** DE table for DEG-list input: genes in the first column, fold changes in `logFC`. */
-async function readDeTable(path: string, model: Model): Promise<{ genes: string[]; logFC: (number | null)[] }> {
+async function readDeTable(
+  path: string,
+  model: Model,
+): Promise<{ genes: string[]; logFC: (number | null)[] }> {
   const { columns, rows } = parseTsv(await readFile(path, "utf8"));
   const fcColumn = columns.indexOf("logFC");
   const genes: string[] = [];
@@ -93,7 +102,12 @@ async function readDeTable(path: string, model: Model): Promise<{ genes: string[
   return { genes, logFC };
 }
 
-async function run(jobType: JobType, opts: CommonOptions, target: string | null, inputs: (m: Model) => Promise<LocalInputs>): Promise<void> {
+async function run(
+  jobType: JobType,
+  opts: CommonOptions,
+  target: string | null,
+  inputs: (m: Model) => Promise<LocalInputs>,
+): Promise<void> {
   const params = PredictionParams.parse({
     deg_significance_fold: opts.degSignificanceFold,
     min_mean_expression: opts.minMeanExpression,
@@ -102,27 +116,47 @@ async function run(jobType: JobType, opts: CommonOptions, target: string | null,
   const model = await loadModelFor(opts);
   await mkdir(opts.out, { recursive: true });
   const out = new ArtifactWriter(new FsObjectStore(resolve(opts.out)), "");
-  const metadata = new RunMetadata({ job_id: "command-line", kind: "prediction", job_type: jobType, model_version: model.manifest.version, parameters: params });
+  const metadata = new RunMetadata({
+    job_id: "command-line",
+    kind: "prediction",
+    job_type: jobType,
+    model_version: model.manifest.version,
+    parameters: params,
+  });
   const reporter = new ConsoleReporter();
   try {
-    await runPrediction({ predictionId: "command-line", jobType, target, params, model, inputs: await inputs(model), out, reporter, metadata });
+    await runPrediction({
+      predictionId: "command-line",
+      jobType,
+      target,
+      params,
+      model,
+      inputs: await inputs(model),
+      out,
+      reporter,
+      metadata,
+    });
     process.stderr.write(`artifacts written to ${opts.out}\n`);
   } catch (err) {
     const report = await failureReport(err, out, metadata);
     await reporter.finish(report);
-    if (!(err instanceof JobFailure)) process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    if (!(err instanceof JobFailure))
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
     process.exitCode = RUNNER_EXIT.jobFailed;
   }
 }
 
-const program = new Command("runner").description("causeway runner: target identification and validation on local files");
+const program = new Command("runner").description(
+  "causeway runner: target identification and validation on local files",
+);
 
 withCommon(program.command("target-id").description("rank candidate targets"))
   .option("--degs <file>", "DEG list (JSON array of symbols)")
   .option("--de-table <file>", "DE table for --degs: genes in the first column, fold changes in logFC")
   .option("--dataset <file>", "merged .h5ad")
   .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {
-    if ((opts.degs === undefined) === (opts.dataset === undefined)) throw new InvalidArgumentError("give either --degs or --dataset");
+    if ((opts.degs === undefined) === (opts.dataset === undefined))
+      throw new InvalidArgumentError("give either --degs or --dataset");
     await run("target_id", opts, null, async (model) => {
       if (opts.dataset) return { shape: "merged", datasetPath: opts.dataset };
       const degs = normalizeDegs(await readFile(opts.degs!, "utf8"), model.symbols).symbols;
@@ -131,19 +165,23 @@ withCommon(program.command("target-id").description("rank candidate targets"))
     });
   });
 
-withCommon(program.command("target-validation").description("validate one target and explain it with causal paths"))
+withCommon(
+  program.command("target-validation").description("validate one target and explain it with causal paths"),
+)
   .requiredOption("--control <file>", "control .h5ad")
   .requiredOption("--perturbed <file>", "perturbed .h5ad")
   .requiredOption("--degs <file>", "DEG list (JSON array of symbols)")
   .requiredOption("--target <id>", "target protein, SYMBOL or SYMBOL|PROTEIN")
-  .action(async (opts: CommonOptions & { control: string; perturbed: string; degs: string; target: string }) => {
-    await run("target_validation", opts, opts.target, async () => ({
-      shape: "split",
-      controlPath: opts.control,
-      perturbedPath: opts.perturbed,
-      degsJson: await readFile(opts.degs, "utf8"),
-    }));
-  });
+  .action(
+    async (opts: CommonOptions & { control: string; perturbed: string; degs: string; target: string }) => {
+      await run("target_validation", opts, opts.target, async () => ({
+        shape: "split",
+        controlPath: opts.control,
+        perturbedPath: opts.perturbed,
+        degsJson: await readFile(opts.degs, "utf8"),
+      }));
+    },
+  );
 
 try {
   await program.parseAsync(process.argv);

@@ -8,6 +8,7 @@ import { JobSpec, RUNNER_ENV, RUNNER_EXIT } from "./contract/index.ts";
 import { HttpCallbackReporter } from "./jobs/reporter.ts";
 import { runJob } from "./jobs/run-job.ts";
 import { storeFromEnv } from "./jobs/store-from-env.ts";
+import { contextFromTraceparent, initTracing, inSpan } from "./telemetry/tracing.ts";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -25,12 +26,21 @@ async function main(): Promise<number> {
     kind: spec.kind,
     attempt,
   });
-  const outcome = await runJob(spec, {
-    store: storeFromEnv(process.env),
-    reporter,
-    attempt,
-    cacheDir: process.env.CAUSEWAY_CACHE_DIR,
-  });
+  // The job's trace continues the one that created it (TRACEPARENT from the Job's environment).
+  const parent = contextFromTraceparent(process.env.TRACEPARENT, process.env.TRACESTATE);
+  const outcome = await inSpan(
+    "runner.job",
+    async (span) => {
+      span.setAttributes({ "causeway.job.kind": spec.kind, "causeway.model_version": spec.model_version });
+      return runJob(spec, {
+        store: storeFromEnv(process.env),
+        reporter,
+        attempt,
+        cacheDir: process.env.CAUSEWAY_CACHE_DIR,
+      });
+    },
+    parent,
+  );
   process.stderr.write(
     outcome.report.status === "completed"
       ? `job ${spec.job_id} completed\n`
@@ -39,10 +49,15 @@ async function main(): Promise<number> {
   return outcome.exitCode;
 }
 
+const tracing = initTracing("causeway-runner");
 try {
   process.exitCode = await main();
 } catch (err) {
   // Could not even report: the operator or the API's stuck-job sweeper takes over.
-  process.stderr.write(`runner crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `runner crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exitCode = RUNNER_EXIT.crashed;
+} finally {
+  await tracing.shutdown();
 }

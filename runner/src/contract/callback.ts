@@ -31,6 +31,10 @@ const common = {
   /** Identifies one run of the job (a pod, a local process); later attempts supersede earlier ones. */
   attempt: z.string().min(1).max(128),
   seq: z.number().int().min(0),
+  /** Seconds since the previous callback of this attempt (stage durations for metrics). */
+  stage_seconds: z.number().min(0).optional(),
+  /** Peak resident memory of the runner process so far. */
+  peak_rss_bytes: z.number().int().min(0).optional(),
 };
 
 export const ProgressCallback = z.object({

@@ -25,16 +25,27 @@ export interface CausalRun {
 export async function runCausalAnalysisJob(run: CausalRun): Promise<JobSuccess> {
   const { spec } = run;
   const prefix = spec.params.prefix ?? "";
-  const mappedDegs = z.array(z.string()).parse(JSON.parse((await readArtifact(run, prefix + ARTIFACTS.mappedDegs)).toString("utf8")));
+  const mappedDegs = z
+    .array(z.string())
+    .parse(JSON.parse((await readArtifact(run, prefix + ARTIFACTS.mappedDegs)).toString("utf8")));
   const foldChanges = new Map<string, number | null>();
-  for (const row of parseTsvRecords((await readArtifact(run, prefix + ARTIFACTS.degsTable)).toString("utf8"))) {
+  for (const row of parseTsvRecords(
+    (await readArtifact(run, prefix + ARTIFACTS.degsTable)).toString("utf8"),
+  )) {
     if (row.gene) foldChanges.set(row.gene, numberCell(row.log2FC));
   }
   await run.reporter.step("inputs_downloaded");
   await run.reporter.step("model_loaded");
 
   // Artifacts of a standalone analysis are its own: no result-set prefix on their names.
-  const step: CausalStepInput = { model: run.model, target: spec.target, mappedDegs, foldChanges, params: spec.params, prefix: "" };
+  const step: CausalStepInput = {
+    model: run.model,
+    target: spec.target,
+    mappedDegs,
+    foldChanges,
+    params: spec.params,
+    prefix: "",
+  };
   const result = run.metadata.time("causal", () => runCausal(step));
   run.metadata.addCausal(result);
   await writeCausalArtifacts(run.out, step, result);

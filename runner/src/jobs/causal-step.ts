@@ -31,7 +31,13 @@ const PATH_COLUMNS = [
   "edge_evidence",
 ] as const;
 
-const IMPACTED_COLUMNS = ["deg", "score_deg_given_target", "log2_fold_uniform", "deg_logFC", "order"] as const;
+const IMPACTED_COLUMNS = [
+  "deg",
+  "score_deg_given_target",
+  "log2_fold_uniform",
+  "deg_logFC",
+  "order",
+] as const;
 
 export interface CausalStepInput {
   model: Model;
@@ -76,7 +82,11 @@ export async function writeCausalArtifacts(
 }
 
 /** Draws the job's own image with the fixed options of model.md §10.8. */
-export async function writeCausalGraph(out: ArtifactWriter, input: CausalStepInput, result: CausalAnalysisResult): Promise<void> {
+export async function writeCausalGraph(
+  out: ArtifactWriter,
+  input: CausalStepInput,
+  result: CausalAnalysisResult,
+): Promise<void> {
   const topNDegs = Math.max(1, Math.min(JOB_GRAPH_DEGS, result.degsTotal));
   const png = await renderCausalGraph(graphInputs(input, result), { topNDegs, dpi: JOB_GRAPH_DPI });
   await out.write(input.prefix + ARTIFACTS.causalGraph, png);
@@ -100,7 +110,10 @@ export function graphInputs(input: CausalStepInput, result: CausalAnalysisResult
       min_path_fraction: result.minPathFraction,
       max_path_length: result.maxPathLength,
     },
-    degs: result.impacted.map((d) => ({ id: rnaId(d.deg), score_deg_given_target: d.score_deg_given_target })),
+    degs: result.impacted.map((d) => ({
+      id: rnaId(d.deg),
+      score_deg_given_target: d.score_deg_given_target,
+    })),
     paths: result.paths.map((row) => {
       const nodes = pathNodes(row);
       return {

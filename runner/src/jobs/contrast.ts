@@ -63,7 +63,11 @@ const byAbsFoldThenSymbol =
   };
 
 /** D for split uploads and DEG lists: by |log2FC| descending, then symbol, null fold changes last (§7.8). */
-export function orderSuppliedDegs(model: Model, degs: Iterable<string>, fc: Map<string, number | null>): string[] {
+export function orderSuppliedDegs(
+  model: Model,
+  degs: Iterable<string>,
+  fc: Map<string, number | null>,
+): string[] {
   return [...new Set(degs)].filter((s) => model.rnaIndex(s) >= 0).sort(byAbsFoldThenSymbol(fc));
 }
 

@@ -4,7 +4,14 @@
  * result set; target_validation does the same for its single split contrast and then runs
  * the causal analysis of its target.
  */
-import { ARTIFACTS, JobFailure, parseEntityId, proteinId, type JobType, type PredictionParams } from "../contract/index.ts";
+import {
+  ARTIFACTS,
+  JobFailure,
+  parseEntityId,
+  proteinId,
+  type JobType,
+  type PredictionParams,
+} from "../contract/index.ts";
 import type { CompletedCallback, DatasetSummary } from "../contract/index.ts";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
@@ -13,7 +20,7 @@ import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausal, writeCausalArtifacts, writeCausalGraph, type CausalStepInput } from "./causal-step.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
 import type { Reporter } from "./reporter.ts";
-import { RunMetadata } from "./run-metadata.ts";
+import type { RunMetadata } from "./run-metadata.ts";
 import { writeDegArtifacts, writePseudoBulkArtifacts, writeScoreArtifacts } from "./scoring-artifacts.ts";
 
 /** The n_obs limit of the contract (service-spec §8), per split file and per merged arm. */
@@ -97,7 +104,9 @@ async function buildContrasts(run: PredictionRun): Promise<Contrast[]> {
     );
     await reporter.step("inputs_validated");
     await reporter.step("pseudobulk_built");
-    const contrasts = metadata.time("de", () => prepared.map((p) => contrastFromMerged(model, p, prepared.length)));
+    const contrasts = metadata.time("de", () =>
+      prepared.map((p) => contrastFromMerged(model, p, prepared.length)),
+    );
     await reporter.step("de_completed");
     return contrasts;
   }

@@ -13,6 +13,7 @@ import {
   type ProcessingStep,
   type RunnerCallback,
 } from "../contract/index.ts";
+import { currentTraceContext, tracer } from "../telemetry/tracing.ts";
 
 export type FinalReport =
   | Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq">
@@ -37,12 +38,24 @@ export interface CallbackTarget {
   attempt: string;
 }
 
+/**
+ * One span per stage, from the previous report to this one, named after the step it ends
+ * with: the trace then shows where a job spent its time (the stage spans of issue 5).
+ */
+function recordStageSpan(stage: string, startMs: number, endMs: number): void {
+  const origin = performance.timeOrigin;
+  tracer()
+    .startSpan(`runner.${stage}`, { startTime: origin + startMs })
+    .end(origin + endMs);
+}
+
 type Sleep = (ms: number) => Promise<void>;
 const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Signed callbacks to the API's callback route (contract: runner/src/contract/callback.ts). */
 export class HttpCallbackReporter implements Reporter {
   private seq = 0;
+  private lastAt = performance.now();
   private readonly target: CallbackTarget;
   private readonly sleep: Sleep;
   private readonly log: (message: string) => void;
@@ -54,7 +67,11 @@ export class HttpCallbackReporter implements Reporter {
   }
 
   async step(step: ProcessingStep): Promise<void> {
-    await this.send({ status: "processing", processing_step: step, progress_pct: PROCESSING_STEPS[step] }, 3);
+    await this.send(
+      { status: "processing", processing_step: step, progress_pct: PROCESSING_STEPS[step] },
+      3,
+      step,
+    );
   }
 
   async finish(report: FinalReport): Promise<void> {
@@ -63,13 +80,19 @@ export class HttpCallbackReporter implements Reporter {
     if (!delivered) throw new Error("the final status callback could not be delivered");
   }
 
-  private async send(body: object, attempts: number): Promise<boolean> {
+  private async send(body: object, attempts: number, stage?: ProcessingStep): Promise<boolean> {
+    const now = performance.now();
+    const stageSeconds = (now - this.lastAt) / 1000;
+    recordStageSpan(stage ?? "finish", this.lastAt, now);
+    this.lastAt = now;
     const payload = {
       ...body,
       job_id: this.target.jobId,
       kind: this.target.kind,
       attempt: this.target.attempt,
       seq: this.seq++,
+      stage_seconds: stageSeconds,
+      peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     } as RunnerCallback;
     const raw = JSON.stringify(payload);
     for (let i = 0; i < attempts; i++) {
@@ -81,6 +104,7 @@ export class HttpCallbackReporter implements Reporter {
             "content-type": "application/json",
             "x-causeway-timestamp": String(timestamp),
             "x-causeway-signature": signCallback(this.target.keyHex, timestamp, raw),
+            ...currentTraceContext(),
           },
           body: raw,
           signal: AbortSignal.timeout(10_000),
@@ -113,7 +137,9 @@ export class ConsoleReporter implements Reporter {
     if (this.stream.isTTY) {
       const width = 30;
       const filled = Math.round((pct / 100) * width);
-      this.stream.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${step.padEnd(26)}`);
+      this.stream.write(
+        `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${step.padEnd(26)}`,
+      );
       if (pct === 100) this.stream.write("\n");
     } else {
       this.stream.write(`${pct}% ${step}\n`);
@@ -122,6 +148,7 @@ export class ConsoleReporter implements Reporter {
 
   async finish(report: FinalReport): Promise<void> {
     if (this.stream.isTTY) this.stream.write("\n");
-    if (report.status === "failed") this.stream.write(`failed: ${report.error_code}: ${report.error_message}\n`);
+    if (report.status === "failed")
+      this.stream.write(`failed: ${report.error_code}: ${report.error_message}\n`);
   }
 }

@@ -7,7 +7,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FAILURE_CODES, JobFailure, RUNNER_EXIT, type JobSpec, type PredictionJobSpec } from "../contract/index.ts";
+import {
+  FAILURE_CODES,
+  JobFailure,
+  RUNNER_EXIT,
+  type JobSpec,
+  type PredictionJobSpec,
+} from "../contract/index.ts";
 import { loadModel, type Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";
@@ -43,7 +49,9 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
   const workDir = await mkdtemp(join(tmpdir(), "causeway-job-"));
   let report: FinalReport;
   try {
-    const model = await (ctx.loadModel ?? ((v) => loadModel(ctx.store, v, { cacheDir: ctx.cacheDir })))(spec.model_version);
+    const model = await (ctx.loadModel ?? ((v) => loadModel(ctx.store, v, { cacheDir: ctx.cacheDir })))(
+      spec.model_version,
+    );
     if (spec.kind === "prediction") {
       const inputs = await fetchInputs(spec, ctx.store, workDir);
       metadata.set("inputs", spec.inputs);
@@ -61,7 +69,14 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
       });
       report = { status: "completed", ...success };
     } else {
-      const success = await runCausalAnalysisJob({ spec, model, store: ctx.store, out, reporter: ctx.reporter, metadata });
+      const success = await runCausalAnalysisJob({
+        spec,
+        model,
+        store: ctx.store,
+        out,
+        reporter: ctx.reporter,
+        metadata,
+      });
       report = { status: "completed", ...success };
     }
   } catch (err) {
@@ -89,7 +104,11 @@ async function fetchInputs(spec: PredictionJobSpec, store: ObjectStore, dir: str
 }
 
 /** The failed report; artifacts stored before the failure are listed, and metadata is kept. */
-export async function failureReport(err: unknown, out: ArtifactWriter, metadata: RunMetadata): Promise<FinalReport> {
+export async function failureReport(
+  err: unknown,
+  out: ArtifactWriter,
+  metadata: RunMetadata,
+): Promise<FinalReport> {
   const failure =
     err instanceof JobFailure
       ? err

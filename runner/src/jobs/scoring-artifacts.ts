@@ -51,14 +51,21 @@ export async function writeDegArtifacts(out: ArtifactWriter, c: Contrast): Promi
   await out.writeJson(c.prefix + ARTIFACTS.mappedDegs, c.mappedDegs);
 }
 
-export async function writeScoreArtifacts(out: ArtifactWriter, c: Contrast, scores: ScoreTargetsResult): Promise<void> {
+export async function writeScoreArtifacts(
+  out: ArtifactWriter,
+  c: Contrast,
+  scores: ScoreTargetsResult,
+): Promise<void> {
   await out.write(c.prefix + ARTIFACTS.targetScores, toTsv(TARGET_SCORE_COLUMNS, scores.rows));
   const m = scores.sourceInfluence;
   await out.write(
     c.prefix + ARTIFACTS.sourceInfluenceMatrix,
     encodeNpyFloat32({ rows: m.rowIds.length, cols: m.columnIds.length, data: m.data }),
   );
-  await out.writeJson(c.prefix + ARTIFACTS.sourceInfluenceIds, { row_ids: m.rowIds, column_ids: m.columnIds });
+  await out.writeJson(c.prefix + ARTIFACTS.sourceInfluenceIds, {
+    row_ids: m.rowIds,
+    column_ids: m.columnIds,
+  });
   if (scores.randomizationNull) {
     await out.write(c.prefix + ARTIFACTS.randomizationNull, toTsv(NULL_COLUMNS, scores.randomizationNull));
   }
