@@ -6,7 +6,7 @@
 import { ARTIFACTS, parseEntityId, proteinId, rnaId, type CausalParams } from "../contract/index.ts";
 import { toTsv } from "../artifacts/tsv.ts";
 import { causalAnalysis, type CausalAnalysisResult, type CausalPathRow } from "../causal/index.ts";
-import { renderCausalGraph, type CausalGraphInputs, type EdgeSign } from "../graph/index.ts";
+import { parseCausalGraphInputs, renderCausalGraph, type CausalGraphInputs, type EdgeSign } from "../graph/index.ts";
 import type { Model } from "../model/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 
@@ -81,6 +81,7 @@ export async function writeCausalArtifacts(
   await out.writeJson(p + ARTIFACTS.causalGraphInputs, graphInputs(input, result));
 }
 
+
 /** Draws the job's own image with the fixed options of model.md §10.8. */
 export async function writeCausalGraph(
   out: ArtifactWriter,
@@ -92,8 +93,15 @@ export async function writeCausalGraph(
   await out.write(input.prefix + ARTIFACTS.causalGraph, png);
 }
 
-/** The replay file of model.md §11: everything the on-demand route needs to redraw. */
+/**
+ * The replay file of model.md §11: everything the on-demand route needs to redraw. Validated
+ * here with the route's own parser, so a bad file fails the job, not a later request.
+ */
 export function graphInputs(input: CausalStepInput, result: CausalAnalysisResult): CausalGraphInputs {
+  return parseCausalGraphInputs(rawGraphInputs(input, result));
+}
+
+function rawGraphInputs(input: CausalStepInput, result: CausalAnalysisResult): CausalGraphInputs {
   const log2fc: Record<string, number | null> = {};
   for (const row of result.paths) {
     for (const id of pathNodes(row)) {
