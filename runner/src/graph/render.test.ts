@@ -5,6 +5,8 @@ import type { CausalGraphInputs } from "./inputs.ts";
 import {
   buildScene,
   drawScene,
+  effectiveDpi,
+  MAX_PIXELS,
   imageSize,
   InvalidRenderOptions,
   renderCausalGraph,
@@ -113,6 +115,17 @@ describe("renderCausalGraph", () => {
     expect(caption).toContain(`${scene.selection.pathsShown} paths and 209 DEGs shown`);
     const image = await decode(await drawScene(scene, 72));
     expect(image.height).toBe(imageSize(scene, 72).height);
+  });
+
+  it("draws the capped graph at 600 dpi within the pixel budget, at a lower effective dpi", async () => {
+    const scene = await buildScene(largeInputs(400), 400);
+    const requested = imageSize(scene, 600);
+    expect(requested.width * requested.height).toBeGreaterThan(MAX_PIXELS);
+    const dpi = effectiveDpi(scene, 600);
+    expect(dpi).toBeLessThan(600);
+    const drawn = imageSize(scene, dpi);
+    expect(drawn.width * drawn.height).toBeLessThanOrEqual(MAX_PIXELS);
+    expect(effectiveDpi(scene, 72)).toBe(72);
   });
 
   it("states the model version and thresholds in the caption", async () => {

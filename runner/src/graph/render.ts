@@ -25,6 +25,19 @@ export const RenderOptions = z.object({
 /** `topNDegs` 1..10000, `dpi` 72..600, both integers. */
 export type RenderOptions = z.infer<typeof RenderOptions>;
 
+/**
+ * Largest image drawn, in pixels (about 144 MB of RGBA). The 250-node cap at 600 dpi would
+ * otherwise ask for ~51,000 px of height and about 1 GB in one request of an API pod.
+ */
+export const MAX_PIXELS = 36_000_000;
+
+/** The dpi actually drawn: the requested one, lowered just enough to respect MAX_PIXELS. */
+export function effectiveDpi(scene: Scene, dpi: number): number {
+  const { width, height } = imageSize(scene, dpi);
+  if (width * height <= MAX_PIXELS) return dpi;
+  return Math.max(1, Math.floor(dpi * Math.sqrt(MAX_PIXELS / (width * height))));
+}
+
 /** Render options out of range (a caller bug: the API validates the query before calling). */
 export class InvalidRenderOptions extends RangeError {
   override readonly name = "InvalidRenderOptions";
@@ -93,7 +106,8 @@ export async function drawScene(scene: Scene, dpi: number): Promise<Buffer> {
 
 /**
  * Renders the causal-graph image of model.md §11 as PNG bytes. Equal inputs and options give
- * equal bytes.
+ * equal bytes. Very large graphs at high dpi are drawn at the highest dpi that fits
+ * MAX_PIXELS; the PNG records the dpi drawn.
  * @param inputs validated replay inputs (`parseCausalGraphInputs`)
  * @param options `topNDegs` 1..10000 (the first DEGs of `D_t` whose paths are drawn), `dpi` 72..600
  * @throws InvalidRenderOptions when an option is out of range or not an integer
@@ -106,5 +120,5 @@ export async function renderCausalGraph(inputs: CausalGraphInputs, options: Rend
     );
   }
   const scene = await buildScene(inputs, parsed.data.topNDegs);
-  return drawScene(scene, parsed.data.dpi);
+  return drawScene(scene, effectiveDpi(scene, parsed.data.dpi));
 }
