@@ -1,0 +1,257 @@
+/**
+ * The embedded service end to end, as a newcomer runs it: `node api/src/main.ts` (what
+ * `npm start` runs) with a model configured, accounts made with the admin CLI, the real Kang
+ * 2018 data uploaded over HTTP, jobs run by the local executor in child processes, and every
+ * route read back. Nothing is faked.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { loadImage } from "@napi-rs/canvas";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
+
+const exec = promisify(execFile);
+const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
+const SPLIT = join(KANG_DIR, "split_cd14mono");
+
+let server: ChildProcess;
+let dataDir: string;
+let base: string;
+let serverLog = "";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const env = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  CAUSEWAY_DATA_DIR: dataDir,
+  CAUSEWAY_MODEL: DEFAULT_NETWORK,
+  CAUSEWAY_HGNC: HGNC_DIR,
+  LOG_LEVEL: "warn",
+  // Polling from one address would exhaust the spec's 30/min edge budget; that limit has its own tests.
+  CAUSEWAY_EDGE_LIMIT: "100000",
+});
+
+async function admin(...args: string[]): Promise<string> {
+  const { stdout } = await exec(NODE, ["api/src/admin/cli.ts", ...args], { cwd: REPO_ROOT, env: env() });
+  return stdout;
+}
+
+async function newAccount(tier: "internal" | "external"): Promise<string> {
+  const out = await admin("accounts", "create", "--name", `e2e-${tier}`, "--tier", tier, "--json");
+  const last = out.trim().split("\n").at(-1)!;
+  return (JSON.parse(last) as { api_key: string }).api_key;
+}
+
+async function api(key: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(base + path, { ...init, headers: { "X-API-Key": key, ...(init.headers ?? {}) } });
+}
+
+async function json<T>(res: Response): Promise<T> {
+  expect(res.headers.get("content-type")).toContain("application/json");
+  return (await res.json()) as T;
+}
+
+interface Status {
+  prediction_id: string;
+  status: string;
+  error_code?: string | null;
+  error_message?: string | null;
+  processing_step?: string | null;
+  progress_pct?: number | null;
+  [k: string]: unknown;
+}
+
+async function waitDone(key: string, id: string, path = `/v1/predictions/${id}`): Promise<Status> {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const body = await json<Status>(await api(key, path));
+    if (body.status === "completed" || body.status === "failed") return body;
+    if (Date.now() > deadline)
+      throw new Error(`still ${body.status} after 240 s: ${JSON.stringify(body)}\n${serverLog}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function file(path: string): Promise<Blob> {
+  return new Blob([await readFile(path)]);
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "causeway-embedded-"));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(NODE, ["api/src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: { ...env(), PORT: String(port), HOST: "127.0.0.1" },
+  });
+  server.stdout?.on("data", (c: Buffer) => (serverLog += c.toString()));
+  server.stderr?.on("data", (c: Buffer) => (serverLog += c.toString()));
+  // The first start imports the interactome (bundle build) before it serves.
+  const deadline = Date.now() + 280_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (server.exitCode !== null) throw new Error(`server exited: ${serverLog}`);
+    if (Date.now() > deadline) throw new Error(`server not ready: ${serverLog}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("embedded service on the Kang 2018 data", () => {
+  it("target_validation on the split pair completes and every derived route answers from real results", async () => {
+    const key = await newAccount("external");
+    const form = new FormData();
+    form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
+    form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
+    form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+    form.set("job_type", "target_validation");
+    form.set("target", "STAT1|PROTEIN");
+    const created = await api(key, "/v1/predictions", { method: "POST", body: form });
+    expect(created.status).toBe(202);
+    const { prediction_id: id, status } = await json<{ prediction_id: string; status: string }>(created);
+    expect(status).toBe("pending");
+
+    const done = await waitDone(key, id);
+    expect(done.status, JSON.stringify(done)).toBe("completed");
+    expect(done.processing_step).toBe("results_uploaded");
+    expect(done.progress_pct).toBe(100);
+    expect(done.job_type).toBe("target_validation");
+    expect(done.target).toBe("STAT1|PROTEIN");
+    expect(done.dataset_summary).toMatchObject({ n_degs: 433 });
+    // External accounts: no artifacts, no error_detail, the score row, public result columns only.
+    expect(done.artifacts ?? null).toBeNull();
+    expect(done).not.toHaveProperty("error_detail");
+    expect(done.target_validation_score).toMatchObject({ id: "STAT1|PROTEIN" });
+    const results = done.results as Record<string, unknown>[];
+    expect(results.length).toBeGreaterThan(100);
+    for (const hidden of ["pvalue", "z_score", "protein_expressed", "node_type"])
+      expect(results[0]).not.toHaveProperty(hidden);
+    const stat1 = results.find((r) => r.id === "STAT1|PROTEIN")!;
+    expect(stat1.rank).toBe(87); // model.md §16.5
+
+    const mapped = await json<{ degs: string[] }>(await api(key, `/v1/predictions/${id}/mapped-degs`));
+    expect(mapped.degs).toContain("IFIT1");
+    const impacted = await json<{ target: string; degs: string[] }>(
+      await api(key, `/v1/predictions/${id}/degs-impacted`),
+    );
+    expect(impacted.degs.length).toBeGreaterThan(10);
+    const paths = await json<{ degs: string[]; degs_total: number; paths: { path: string; deg: string }[] }>(
+      await api(key, `/v1/predictions/${id}/causal-paths`),
+    );
+    expect(paths.degs_total).toBe(impacted.degs.length);
+    expect(paths.paths.every((p) => p.path.startsWith("STAT1>"))).toBe(true);
+    expect(paths.paths.some((p) => ["IFIT1", "IFIT3", "MX1", "ISG15", "OAS1"].includes(p.deg))).toBe(true);
+    const inter = await json<{ proteins: string[]; n_paths_used: number }>(
+      await api(key, `/v1/predictions/${id}/intermediary-proteins?top_n_degs=20`),
+    );
+    expect(inter.n_paths_used).toBeGreaterThan(0);
+    expect(inter.proteins).not.toContain("STAT1");
+
+    const graph = await api(key, `/v1/predictions/${id}/causal-graph?top_n_degs=10&dpi=72`);
+    expect(graph.status).toBe(200);
+    expect(graph.headers.get("content-type")).toBe("image/png");
+    const image = await loadImage(Buffer.from(await graph.arrayBuffer()));
+    expect(image.width).toBeGreaterThan(200);
+
+    const quota = await json<Record<string, number>>(await api(key, "/v1/usage/predictions/quota"));
+    expect(quota).toMatchObject({
+      total_quota_requests: 100,
+      consumed_quota_requests: 1,
+      remaining_quota_requests: 99,
+    });
+  });
+
+  it("target_id on the merged file, then a standalone causal analysis of STAT1 with artifacts to download", async () => {
+    const key = await newAccount("internal");
+    const form = new FormData();
+    form.set("dataset", await file(join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad")), "cd14mono.h5ad");
+    const created = await api(key, "/v1/predictions", { method: "POST", body: form });
+    expect(created.status).toBe(202);
+    const { prediction_id: id } = await json<{ prediction_id: string }>(created);
+    const done = await waitDone(key, id);
+    expect(done.status, JSON.stringify(done)).toBe("completed");
+    expect(done.dataset_summary).toMatchObject({
+      cell_type: "CD14+ Monocytes",
+      n_perturbations: 1,
+      n_cells: 400,
+    });
+    const results = done.results as Record<string, unknown>[];
+    expect(results[0]).toHaveProperty("pvalue");
+    const matrix = done.source_influence_matrix as {
+      row_ids: string[];
+      column_ids: string[];
+      data: (number | null)[][];
+    };
+    expect(matrix.row_ids[0]).toBe(results[0]!.id);
+    expect(matrix.data[0]).toHaveLength(matrix.column_ids.length);
+    const artifacts = done.artifacts as { name: string; url: string }[];
+    const scores = artifacts.find((a) => a.name === "target_scores.tsv")!;
+    const download = await fetch(scores.url);
+    expect(download.status).toBe(200);
+    expect((await download.text()).split("\n")[0]).toMatch(/^id\tnode_type\tscore\trank/);
+    for (const a of artifacts) expect(a.url).not.toContain(dataDir);
+
+    const ca = await api(key, "/v1/causal-analysis", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ prediction_id: id, target: "STAT1|PROTEIN" }),
+    });
+    expect(ca.status).toBe(202);
+    const { causal_analysis_id: caId } = await json<{ causal_analysis_id: string }>(ca);
+    const caDone = await waitDone(key, caId, `/v1/causal-analysis/${caId}`);
+    expect(caDone.status, JSON.stringify(caDone)).toBe("completed");
+    const png = Buffer.from((caDone.results as { image_base64: string }).image_base64, "base64");
+    expect((await loadImage(png)).width).toBeGreaterThan(200);
+    const list = await json<{ items: { causal_analysis_id: string }[] }>(
+      await api(key, `/v1/causal-analysis?prediction_id=${id}`),
+    );
+    expect(list.items.map((i) => i.causal_analysis_id)).toEqual([caId]);
+    const graph = await api(key, `/v1/causal-analysis/${caId}/graph`);
+    expect(graph.status).toBe(200);
+    expect(Buffer.from(await graph.arrayBuffer()).subarray(0, 8)).toEqual(png.subarray(0, 8));
+  });
+
+  it("a failing job reaches failed with its code, and a non-billable failure gives the quota back", async () => {
+    const key = await newAccount("external");
+    const form = new FormData();
+    form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
+    form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
+    form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+    form.set("job_type", "target_validation");
+    form.set("target", "NOTAGENE1|PROTEIN");
+    const { prediction_id: id } = await json<{ prediction_id: string }>(
+      await api(key, "/v1/predictions", { method: "POST", body: form }),
+    );
+    const done = await waitDone(key, id);
+    expect(done.status).toBe("failed");
+    expect(done.error_code).toBe("target_not_in_interactome");
+    expect(done.error_message).toMatch(/not a protein of the interactome/);
+    const quota = await json<Record<string, number>>(await api(key, "/v1/usage/predictions/quota"));
+    expect(quota.consumed_quota_requests).toBe(0);
+  });
+});
