@@ -13,12 +13,12 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "./contract/index.ts";
-import { numberCell, parseTsv } from "./artifacts/tsv.ts";
 import { normalizeDegs } from "./inputs/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
+import { readDeTable } from "./jobs/de-table.ts";
 import { runPrediction, type LocalInputs } from "./jobs/prediction-job.ts";
 import { ConsoleReporter } from "./jobs/reporter.ts";
 import { failureReport } from "./jobs/run-job.ts";
@@ -84,24 +84,6 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
   return model;
 }
 
-/** DE table for DEG-list input: genes in the first column, fold changes in `logFC`. */
-async function readDeTable(
-  path: string,
-  model: Model,
-): Promise<{ genes: string[]; logFC: (number | null)[] }> {
-  const { columns, rows } = parseTsv(await readFile(path, "utf8"));
-  const fcColumn = columns.indexOf("logFC");
-  const genes: string[] = [];
-  const logFC: (number | null)[] = [];
-  for (const cells of rows) {
-    const symbol = model.symbols.resolve(cells[0] ?? "");
-    if (symbol === null) continue;
-    genes.push(symbol);
-    logFC.push(fcColumn >= 0 ? numberCell(cells[fcColumn]) : null);
-  }
-  return { genes, logFC };
-}
-
 async function run(
   jobType: JobType,
   opts: CommonOptions,
@@ -160,7 +142,7 @@ withCommon(program.command("target-id").description("rank candidate targets"))
     await run("target_id", opts, null, async (model) => {
       if (opts.dataset) return { shape: "merged", datasetPath: opts.dataset };
       const degs = normalizeDegs(await readFile(opts.degs!, "utf8"), model.symbols).symbols;
-      const table = opts.deTable ? await readDeTable(opts.deTable, model) : null;
+      const table = opts.deTable ? readDeTable(await readFile(opts.deTable, "utf8"), model.symbols) : null;
       return { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table) };
     });
   });

@@ -6,7 +6,12 @@
 import { ARTIFACTS, parseEntityId, proteinId, rnaId, type CausalParams } from "../contract/index.ts";
 import { toTsv } from "../artifacts/tsv.ts";
 import { causalAnalysis, type CausalAnalysisResult, type CausalPathRow } from "../causal/index.ts";
-import { parseCausalGraphInputs, renderCausalGraph, type CausalGraphInputs, type EdgeSign } from "../graph/index.ts";
+import {
+  parseCausalGraphInputs,
+  renderCausalGraph,
+  type CausalGraphInputs,
+  type EdgeSign,
+} from "../graph/index.ts";
 import type { Model } from "../model/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 
@@ -80,7 +85,6 @@ export async function writeCausalArtifacts(
   await out.write(p + ARTIFACTS.causalPaths, toTsv(PATH_COLUMNS, result.paths));
   await out.writeJson(p + ARTIFACTS.causalGraphInputs, graphInputs(input, result));
 }
-
 
 /** Draws the job's own image with the fixed options of model.md §10.8. */
 export async function writeCausalGraph(

@@ -1,0 +1,33 @@
+/**
+ * A user-supplied DE table for DEG-list input (command line, validation cases): genes in the
+ * first column, or in a curated `hgnc_symbol` column when the table has one (the same
+ * preference as a `var["hgnc_symbol"]` column of an upload, model.md §3.4 rule 1), fold
+ * changes in `logFC`. Genes are normalized to HGNC symbols; unresolved ones are dropped.
+ */
+import { numberCell, parseTsv } from "../artifacts/tsv.ts";
+import type { SymbolTable } from "../symbols/index.ts";
+
+export interface DeTable {
+  /** Distinct normalized symbols in table order. */
+  genes: string[];
+  /** log2 fold change per gene (aligned with `genes`); null without a `logFC` column or value. */
+  logFC: (number | null)[];
+}
+
+export function readDeTable(text: string, symbols: Pick<SymbolTable, "resolve">): DeTable {
+  const { columns, rows } = parseTsv(text);
+  const curated = columns.indexOf("hgnc_symbol");
+  const fc = columns.indexOf("logFC");
+  const seen = new Set<string>();
+  const table: DeTable = { genes: [], logFC: [] };
+  for (const cells of rows) {
+    const curatedCell = curated >= 0 ? cells[curated] : undefined;
+    const name = curatedCell && curatedCell !== "NA" ? curatedCell : (cells[0] ?? "");
+    const symbol = symbols.resolve(name);
+    if (symbol === null || seen.has(symbol)) continue;
+    seen.add(symbol);
+    table.genes.push(symbol);
+    table.logFC.push(fc >= 0 ? numberCell(cells[fc]) : null);
+  }
+  return table;
+}

@@ -1,0 +1,108 @@
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JobFailure } from "../contract/index.ts";
+import { FsObjectStore } from "../storage/index.ts";
+import { TOY_NETWORK } from "./fixtures/toy.ts";
+import { buildModelFromFiles } from "./build-from-files.ts";
+import { ModelVersionConflict, importModel, loadModel } from "./model-store.ts";
+
+describe("model versions in an object store", () => {
+  let dir: string;
+  let hgncDir: string;
+  let networkPath: string;
+  let store: FsObjectStore;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "causeway-model-"));
+    hgncDir = join(dir, "hgnc");
+    await mkdir(hgncDir);
+    await writeFile(join(hgncDir, "gene_symbols.tsv.gz"), gzipSync("symbol\nA\nB\nC\nx\ny\nz\n"));
+    await writeFile(join(hgncDir, "alias_to_symbol.tsv.gz"), gzipSync("alias\tsymbol\nOLDA\tA\n"));
+    await writeFile(join(hgncDir, "ensembl_to_symbol.tsv.gz"), gzipSync("ensembl_id\tsymbol\n"));
+    networkPath = join(dir, "toy.tsv");
+    await writeFile(networkPath, TOY_NETWORK);
+    store = new FsObjectStore(join(dir, "store"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("imports, re-imports as a no-op, refuses different content, and loads", async () => {
+    const progress: number[] = [];
+    const manifest = await importModel({
+      networkPath,
+      hgncDir,
+      version: "v-toy",
+      store,
+      threads: 1,
+      onProgress: (d) => progress.push(d),
+    });
+    expect(progress).toEqual([1]);
+    expect(manifest).toMatchObject({
+      version: "v-toy",
+      alpha: 0.5,
+      rho: 0.5,
+      hub_exponent: 0,
+      weight_rule: "uniform",
+      iterations: 34,
+      default_max_path_length: 6,
+    });
+    expect(manifest.counts).toEqual({
+      proteins: 3,
+      rnas: 3,
+      sources: 3,
+      edges: 6,
+      signaling_edges: 2,
+      transcriptional_edges: 4,
+    });
+    expect(Object.keys(manifest.files)).toContain("network/toy.tsv");
+    expect(await store.exists("models/v-toy/bundle/influence.f32")).toBe(true);
+
+    const again = await importModel({ networkPath, hgncDir, version: "v-toy", store, threads: 1 });
+    expect(again.created_at).toBe(manifest.created_at);
+
+    const other = join(dir, "other.tsv");
+    await writeFile(other, TOY_NETWORK.replace("A|PROTEIN\tC|PROTEIN\t-1", "A|PROTEIN\tC|PROTEIN\t1"));
+    await expect(
+      importModel({ networkPath: other, hgncDir, version: "v-toy", store, threads: 1 }),
+    ).rejects.toBeInstanceOf(ModelVersionConflict);
+
+    const model = await loadModel(store, "v-toy", { cacheDir: join(dir, "cache") });
+    expect(await loadModel(store, "v-toy")).toBe(model);
+    expect(Array.from(model.influenceOf("A")!)).toEqual([0.0625, 0.125, 0.0625]);
+    expect(model.symbols.resolve("olda")).toBe("A");
+    expect(model.graph.evidence).toEqual(["", "", "111", "222", "", ""]);
+    expect(Array.from(model.graph.sign)).toEqual([1, -1, 1, 1, -1, 1]);
+  });
+
+  it("throws unknown_model_version for a missing manifest", async () => {
+    const err = await loadModel(store, "v-missing").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JobFailure);
+    expect((err as JobFailure).code).toBe("unknown_model_version");
+  });
+
+  it("builds from files once and reuses the cached bundle", async () => {
+    const cacheDir = join(dir, "cli-cache");
+    let blocks = 0;
+    const first = await buildModelFromFiles({
+      networkPath,
+      hgncDir,
+      cacheDir,
+      threads: 1,
+      onProgress: () => blocks++,
+    });
+    const second = await buildModelFromFiles({
+      networkPath,
+      hgncDir,
+      cacheDir,
+      threads: 1,
+      onProgress: () => blocks++,
+    });
+    expect(blocks).toBe(1);
+    expect(second).toBe(first);
+    expect(first.sourceSymbols).toEqual(["A", "B", "C"]);
+  });
+});

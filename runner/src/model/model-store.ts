@@ -1,0 +1,408 @@
+/**
+ * Immutable model versions in the object store (model.md §12.1, §15.2): `models/<version>/`
+ * holds the manifest, the network file, the HGNC snapshot and the influence bundle. Typed
+ * arrays are stored raw in the platform's byte order, little-endian on every supported target.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { JobFailure } from "../contract/index.ts";
+import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
+import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
+import { computeInfluence, type ProgressCallback } from "./influence.ts";
+import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
+import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, ModelManifest, manifestIdentity } from "./manifest.ts";
+import { Model } from "./model.ts";
+import { parseNetwork, type Network } from "./network.ts";
+import {
+  V1_WALK,
+  buildTransitionGraph,
+  walkMatrices,
+  type TransitionGraph,
+  type WalkParams,
+} from "./transition.ts";
+
+/** The manifest's key under `models/<version>/`. */
+export const MANIFEST_FILE = "model_manifest.json";
+const BUNDLE = {
+  ids: "bundle/ids.json",
+  influence: "bundle/influence.f32",
+  baseline: "bundle/baseline.f64",
+  pIndptr: "bundle/p_indptr.i32",
+  pIndices: "bundle/p_indices.i32",
+  pData: "bundle/p_data.f64",
+  pSign: "bundle/p_sign.i8",
+  pEdgeType: "bundle/p_edge_type.u8",
+  edgeEvidence: "bundle/edge_evidence.json",
+} as const;
+
+/** An import that would change the content of an existing, immutable version. */
+export class ModelVersionConflict extends Error {
+  readonly version: string;
+  constructor(version: string) {
+    super(`model version "${version}" already exists with different content; versions are immutable`);
+    this.name = "ModelVersionConflict";
+    this.version = version;
+  }
+}
+
+/** Stored bytes that do not match the manifest's checksum. */
+export class ModelIntegrityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelIntegrityError";
+  }
+}
+
+/** Options of `importModel`. */
+export interface ImportModelOptions {
+  networkPath: string;
+  hgncDir: string;
+  version: string;
+  store: ObjectStore;
+  /** Worker threads for the influence computation (default: available parallelism). */
+  threads?: number;
+  /** Progress of the influence computation, in column blocks. */
+  onProgress?: ProgressCallback;
+  /** Walk parameters; model v1 when omitted. */
+  walk?: WalkParams;
+}
+
+const sha256 = (buf: Buffer | Uint8Array): string => createHash("sha256").update(buf).digest("hex");
+const prefixOf = (version: string): string => `models/${version}/`;
+const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+async function readVersionFromPackageJson(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as {
+    version?: unknown;
+  };
+  return typeof pkg.version === "string" ? pkg.version : "unknown";
+}
+
+interface Inputs {
+  network: Buffer;
+  networkFile: string;
+  hgnc: Record<string, Buffer>;
+}
+
+async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs> {
+  const names = Object.values(HGNC_FILES);
+  const [network, ...hgnc] = await Promise.all([
+    readFile(networkPath),
+    ...names.map((n) => readFile(join(hgncDir, n))),
+  ]);
+  return {
+    network: network!,
+    networkFile: basename(networkPath),
+    hgnc: Object.fromEntries(names.map((n, i) => [n, hgnc[i]!])),
+  };
+}
+
+function identityOf(inputs: Inputs, walk: WalkParams): string {
+  return manifestIdentity({
+    bundle_format: BUNDLE_FORMAT,
+    network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
+    hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
+    alpha: walk.alpha,
+    rho: walk.rho,
+    hub_exponent: walk.hubExponent,
+    tolerance: TOLERANCE,
+    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
+  });
+}
+
+async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
+  let raw: Buffer;
+  try {
+    raw = await store.get(prefixOf(version) + MANIFEST_FILE);
+  } catch (err) {
+    if (err instanceof ObjectNotFound) return null;
+    throw err;
+  }
+  return ModelManifest.parse(JSON.parse(raw.toString("utf8")));
+}
+
+/**
+ * Validates a network, computes its influence bundle and stores it as the immutable version
+ * `version`. Importing the same inputs again is a no-op that returns the stored manifest;
+ * different inputs under an existing version throw ModelVersionConflict.
+ */
+export async function importModel(options: ImportModelOptions): Promise<ModelManifest> {
+  const walk = options.walk ?? V1_WALK;
+  const inputs = await readInputs(options.networkPath, options.hgncDir);
+  const existing = await readManifest(options.store, options.version);
+  if (existing) {
+    if (manifestIdentity(existing) === identityOf(inputs, walk)) return existing;
+    throw new ModelVersionConflict(options.version);
+  }
+
+  const symbols = SymbolTable.fromBuffers({
+    geneSymbols: inputs.hgnc[HGNC_FILES.geneSymbols]!,
+    aliasToSymbol: inputs.hgnc[HGNC_FILES.aliasToSymbol]!,
+    ensemblToSymbol: inputs.hgnc[HGNC_FILES.ensemblToSymbol]!,
+  });
+  const { network, graph, result, iterations } = await computeBundle(inputs.network, symbols, walk, options);
+  const files: Record<string, Buffer> = {
+    [`network/${inputs.networkFile}`]: inputs.network,
+    ...Object.fromEntries(Object.entries(inputs.hgnc).map(([name, buf]) => [`hgnc/${name}`, buf])),
+    [BUNDLE.ids]: Buffer.from(
+      JSON.stringify({ node_ids: graph.nodeIds, source_proteins: Array.from(result.sourceProteins) }),
+    ),
+    [BUNDLE.influence]: bytesOf(result.influence),
+    [BUNDLE.baseline]: bytesOf(result.baseline),
+    [BUNDLE.pIndptr]: bytesOf(graph.p.indptr),
+    [BUNDLE.pIndices]: bytesOf(graph.p.indices),
+    [BUNDLE.pData]: bytesOf(graph.p.data),
+    [BUNDLE.pSign]: bytesOf(graph.sign),
+    [BUNDLE.pEdgeType]: bytesOf(graph.edgeType),
+    [BUNDLE.edgeEvidence]: Buffer.from(
+      JSON.stringify({ resource: graph.resource, evidence: graph.evidence }),
+    ),
+  };
+  const manifest: ModelManifest = {
+    version: options.version,
+    bundle_format: BUNDLE_FORMAT,
+    network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
+    hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
+    alpha: walk.alpha,
+    rho: walk.rho,
+    hub_exponent: walk.hubExponent,
+    weight_rule: network.weightRule,
+    iterations,
+    tolerance: TOLERANCE,
+    zero_below: ZERO_BELOW,
+    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
+    counts: countsOf(network, graph, result.sourceProteins.length),
+    files: Object.fromEntries(
+      Object.entries(files).map(([name, buf]) => [name, { sha256: sha256(buf), bytes: buf.length }]),
+    ),
+    created_at: new Date().toISOString(),
+    runner_version: await readVersionFromPackageJson(),
+  };
+  const prefix = prefixOf(options.version);
+  for (const [name, buf] of Object.entries(files)) await options.store.put(prefix + name, buf);
+  // The manifest goes last: its presence marks a complete version.
+  await options.store.put(
+    prefix + MANIFEST_FILE,
+    JSON.stringify(manifest, null, 2) + "\n",
+    "application/json",
+  );
+  return manifest;
+}
+
+/** Parses, validates and computes the influence bundle of a network (no storage). */
+async function computeBundle(
+  networkContent: Buffer | string,
+  symbols: SymbolTable,
+  walk: WalkParams,
+  options: { threads?: number; onProgress?: ProgressCallback },
+) {
+  const network = parseNetwork(networkContent, symbols);
+  const graph = buildTransitionGraph(network, walk);
+  const { q, r } = walkMatrices(graph, walk.alpha);
+  const iterations = iterationCount(walk.alpha);
+  const result = await computeInfluence(q, r, {
+    iterations,
+    threads: options.threads,
+    onProgress: options.onProgress,
+  });
+  return { network, graph, result, iterations };
+}
+
+/** Options of `buildModel`. */
+export interface BuildModelOptions {
+  /** Network file contents (gzip or plain TSV). */
+  network: Buffer | string;
+  symbols: SymbolTable;
+  walk?: WalkParams;
+  threads?: number;
+  onProgress?: ProgressCallback;
+  /** Recorded in the in-memory manifest; default "in-memory". */
+  version?: string;
+}
+
+/** Builds a model in memory without storing it (tests, fixtures, one-off analyses). */
+export async function buildModel(options: BuildModelOptions): Promise<Model> {
+  const walk = options.walk ?? V1_WALK;
+  const { network, graph, result, iterations } = await computeBundle(
+    options.network,
+    options.symbols,
+    walk,
+    options,
+  );
+  const manifest: ModelManifest = {
+    version: options.version ?? "in-memory",
+    bundle_format: BUNDLE_FORMAT,
+    network: { file: "in-memory", sha256: sha256(Buffer.from(options.network)) },
+    hgnc: {},
+    alpha: walk.alpha,
+    rho: walk.rho,
+    hub_exponent: walk.hubExponent,
+    weight_rule: network.weightRule,
+    iterations,
+    tolerance: TOLERANCE,
+    zero_below: ZERO_BELOW,
+    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
+    counts: countsOf(network, graph, result.sourceProteins.length),
+    files: {},
+    created_at: new Date().toISOString(),
+    runner_version: await readVersionFromPackageJson(),
+  };
+  return new Model({
+    manifest,
+    symbols: options.symbols,
+    graph,
+    sourceProteins: result.sourceProteins,
+    influence: result.influence,
+    baseline: result.baseline,
+  });
+}
+
+function countsOf(network: Network, graph: TransitionGraph, sources: number): ModelManifest["counts"] {
+  return {
+    proteins: graph.proteinNodes.length,
+    rnas: graph.rnaNodes.length,
+    sources,
+    edges: network.edges.length,
+    signaling_edges: network.edges.filter((e) => e.edgeType === "signaling").length,
+    transcriptional_edges: network.edges.filter((e) => e.edgeType === "transcriptional").length,
+  };
+}
+
+/** Options of `loadModel`. */
+export interface LoadModelOptions {
+  /** Local directory to copy the version's files to first (kept between processes). */
+  cacheDir?: string;
+}
+
+const loaded = new WeakMap<ObjectStore, Map<string, Promise<Model>>>();
+
+/**
+ * Loads a stored model version once per process and store (later calls share the promise).
+ * Throws JobFailure('unknown_model_version') when the version has no manifest.
+ */
+export function loadModel(
+  store: ObjectStore,
+  version: string,
+  options: LoadModelOptions = {},
+): Promise<Model> {
+  let byVersion = loaded.get(store);
+  if (!byVersion) loaded.set(store, (byVersion = new Map()));
+  let promise = byVersion.get(version);
+  if (!promise) {
+    promise = readModel(store, version, options);
+    byVersion.set(version, promise);
+    // A failed load is not remembered, so a later job can retry (e.g. after a storage fault).
+    promise.catch(() => byVersion.delete(version));
+  }
+  return promise;
+}
+
+async function readModel(store: ObjectStore, version: string, options: LoadModelOptions): Promise<Model> {
+  const manifest = await readManifest(store, version);
+  if (!manifest) {
+    throw new JobFailure(
+      "unknown_model_version",
+      `Model version "${version}" does not exist. Use a published model version or omit it for the default.`,
+      `no ${MANIFEST_FILE} under ${prefixOf(version)}`,
+    );
+  }
+  const read = async (name: string): Promise<Buffer> => {
+    const expected = manifest.files[name];
+    if (!expected) throw new ModelIntegrityError(`model ${version}: manifest lists no file ${name}`);
+    const buf = options.cacheDir
+      ? await readThroughCache(store, version, name, expected.sha256, options.cacheDir)
+      : await store.get(prefixOf(version) + name);
+    if (sha256(buf) !== expected.sha256)
+      throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
+    return buf;
+  };
+  const hgnc = (name: string): Promise<Buffer> => read(`hgnc/${name}`);
+  const [geneSymbols, aliasToSymbol, ensemblToSymbol] = await Promise.all([
+    hgnc(HGNC_FILES.geneSymbols),
+    hgnc(HGNC_FILES.aliasToSymbol),
+    hgnc(HGNC_FILES.ensemblToSymbol),
+  ]);
+  const ids = JSON.parse((await read(BUNDLE.ids)).toString("utf8")) as {
+    node_ids: string[];
+    source_proteins: number[];
+  };
+  const ev = JSON.parse((await read(BUNDLE.edgeEvidence)).toString("utf8")) as {
+    resource: string[];
+    evidence: string[];
+  };
+  const nodeIds = ids.node_ids;
+  const n = nodeIds.length;
+  const isRna = new Uint8Array(n);
+  const layerIndex = new Int32Array(n);
+  const proteins: number[] = [];
+  const rnas: number[] = [];
+  nodeIds.forEach((id, i) => {
+    const rna = id.endsWith("|RNA");
+    isRna[i] = rna ? 1 : 0;
+    layerIndex[i] = rna ? rnas.length : proteins.length;
+    (rna ? rnas : proteins).push(i);
+  });
+  const graph: TransitionGraph = {
+    nodeIds,
+    isRna,
+    layerIndex,
+    proteinNodes: Int32Array.from(proteins),
+    rnaNodes: Int32Array.from(rnas),
+    p: {
+      nRows: n,
+      nCols: n,
+      indptr: typed(Int32Array, await read(BUNDLE.pIndptr)),
+      indices: typed(Int32Array, await read(BUNDLE.pIndices)),
+      data: typed(Float64Array, await read(BUNDLE.pData)),
+    },
+    sign: typed(Int8Array, await read(BUNDLE.pSign)),
+    edgeType: typed(Uint8Array, await read(BUNDLE.pEdgeType)),
+    resource: ev.resource,
+    evidence: ev.evidence,
+  };
+  return new Model({
+    manifest,
+    symbols: SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol }),
+    graph,
+    sourceProteins: Int32Array.from(ids.source_proteins),
+    influence: typed(Float32Array, await read(BUNDLE.influence)),
+    baseline: typed(Float64Array, await read(BUNDLE.baseline)),
+  });
+}
+
+type TypedCtor<T> = { new (length: number): T; BYTES_PER_ELEMENT: number };
+
+/** Copies raw bytes into a fresh (aligned) typed array. */
+function typed<T extends ArrayBufferView>(ctor: TypedCtor<T>, buf: Buffer): T {
+  if (buf.length % ctor.BYTES_PER_ELEMENT !== 0)
+    throw new ModelIntegrityError("bundle array has a partial element");
+  const out = new ctor(buf.length / ctor.BYTES_PER_ELEMENT);
+  new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(buf);
+  return out;
+}
+
+async function readThroughCache(
+  store: ObjectStore,
+  version: string,
+  name: string,
+  sha: string,
+  cacheDir: string,
+): Promise<Buffer> {
+  const path = join(cacheDir, "models", version, name);
+  try {
+    const local = await readFile(path);
+    if (sha256(local) === sha) return local;
+  } catch {
+    // Not cached yet.
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await store.getToFile(prefixOf(version) + name, tmp);
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  return readFile(path);
+}

@@ -1,0 +1,1 @@
+export { SymbolTable, HGNC_FILES, HgncFormatError, type HgncBuffers } from "./symbol-table.ts";
