@@ -1,0 +1,323 @@
+/**
+ * What an AnnData file declares, from metadata and small attributes only: dimensions, the
+ * matrices and their encodings, obs/var columns. Every bound of `ReadLimits` is checked here,
+ * before any matrix or column data is read.
+ */
+import { JobFailure } from "../contract/failure-codes.ts";
+import { invalidH5ad } from "./errors.ts";
+import type { H5Node } from "./inventory.ts";
+import type { ReadLimits } from "./limits.ts";
+import {
+  H5T,
+  describeType,
+  integerListAttribute,
+  isNumericMeta,
+  length1d,
+  stringAttribute,
+  stringListAttribute,
+  type H5Reader,
+} from "./read-values.ts";
+
+/** Names of the matrices that can hold counts, in the order of model.md §3.2. */
+export const COUNT_MATRIX_CANDIDATES = [
+  "layers/counts",
+  "layers/raw_counts",
+  "layers/count",
+  "raw/X",
+  "X",
+] as const;
+export type MatrixName = (typeof COUNT_MATRIX_CANDIDATES)[number];
+
+/** How one matrix is stored. */
+export type MatrixLayout =
+  | { encoding: "dense"; path: string; nRows: number; nCols: number; node: H5Node }
+  | {
+      encoding: "csr" | "csc";
+      path: string;
+      nRows: number;
+      nCols: number;
+      nnz: number;
+      data: H5Node;
+      indices: H5Node;
+      indptr: H5Node;
+    };
+
+/** How one dataframe column is stored. */
+export type ColumnLayout =
+  | { encoding: "categorical"; name: string; codes: H5Node; categories: H5Node }
+  | { encoding: "strings"; name: string; values: H5Node }
+  | { encoding: "numbers"; name: string; values: H5Node }
+  | { encoding: "enum"; name: string; values: H5Node }
+  | { encoding: "nullable"; name: string; values: H5Node; mask: H5Node };
+
+/** A dataframe group (obs, var, raw/var): its index and readable columns. */
+export interface FrameLayout {
+  path: string;
+  length: number;
+  index: H5Node;
+  columns: ColumnLayout[];
+  /** Columns present but not in a form this reader interprets (2-D arrays, compound types). */
+  skipped: string[];
+}
+
+/** Everything the file declares, checked against the limits. */
+export interface AnnDataLayout {
+  nObs: number;
+  nVars: number;
+  obs: FrameLayout;
+  var: FrameLayout;
+  /** Count-matrix candidates present in the file, keyed by name. */
+  matrices: Map<MatrixName, MatrixLayout>;
+  /** All layer names (not only count candidates). */
+  layers: string[];
+  rawVar: FrameLayout | null;
+}
+
+const child = (r: H5Reader, parent: string, name: string): H5Node | undefined =>
+  r.inventory.resolve(parent === "/" ? `/${name}` : `${parent}/${name}`);
+
+function frameLayout(r: H5Reader, path: string, what: string): FrameLayout {
+  const group = r.inventory.resolve(path);
+  if (!group) throw invalidH5ad(`The file has no ${what} table (${path}); it is not an AnnData file.`);
+  if (group.kind !== "group") {
+    throw invalidH5ad(
+      `The ${what} table is stored as a single dataset, the layout of anndata before 0.7; re-save the file with a current anndata.`,
+    );
+  }
+  const indexName =
+    stringAttribute(r, group, "_index") ?? (group.children.includes("_index") ? "_index" : "index");
+  const index = child(r, path, indexName);
+  const length = index ? length1d(index) : undefined;
+  if (!index || length === undefined || index.kind !== "dataset") {
+    throw invalidH5ad(`The ${what} table has no readable index (${path}/${indexName}).`);
+  }
+  const order = stringListAttribute(r, group, "column-order");
+  for (const name of order) {
+    if (!child(r, path, name)) {
+      throw invalidH5ad(`The ${what} table lists a column "${name}" that is missing from the file.`);
+    }
+  }
+  const names = [...order, ...group.children.filter((c) => !order.includes(c)).sort()].filter(
+    (c) => c !== indexName && c !== "__categories",
+  );
+  const columns: ColumnLayout[] = [];
+  const skipped: string[] = [];
+  for (const name of names) {
+    const node = child(r, path, name)!;
+    const col = columnLayout(r, path, name, node);
+    if (!col) {
+      skipped.push(name);
+      continue;
+    }
+    const n = col.encoding === "categorical" ? length1d(col.codes) : length1d(col.values);
+    if (n !== length) {
+      throw invalidH5ad(
+        `The ${what} column "${name}" has ${n ?? "an unreadable number of"} entries, but the table has ${length} rows.`,
+      );
+    }
+    columns.push(col);
+  }
+  return { path, length, index, columns, skipped };
+}
+
+/** Categories are read whole: more than MAX_CATEGORIES of them is not a label column. */
+const MAX_CATEGORIES = 1_000_000;
+
+function checkCategories(name: string, categories: H5Node): void {
+  const n = length1d(categories);
+  if (n === undefined || n > MAX_CATEGORIES) {
+    throw invalidH5ad(
+      `The categorical column "${name}" declares ${n ?? "multi-dimensional"} categories; at most ${MAX_CATEGORIES} are accepted.`,
+    );
+  }
+}
+
+function columnLayout(r: H5Reader, parent: string, name: string, node: H5Node): ColumnLayout | null {
+  if (node.kind === "group") {
+    const type = stringAttribute(r, node, "encoding-type");
+    const sub = (n: string) => child(r, node.path, n);
+    if (type === "categorical") {
+      const codes = sub("codes");
+      const categories = sub("categories");
+      if (codes?.kind !== "dataset" || categories?.kind !== "dataset" || codes.meta.type !== H5T.integer) {
+        throw invalidH5ad(`The categorical column "${name}" lacks integer codes or categories.`);
+      }
+      checkCategories(name, categories);
+      return { encoding: "categorical", name, codes, categories };
+    }
+    if (type === "nullable-integer" || type === "nullable-boolean" || type === "nullable-string-array") {
+      const values = sub("values");
+      const mask = sub("mask");
+      if (values?.kind !== "dataset" || mask?.kind !== "dataset") {
+        throw invalidH5ad(`The column "${name}" (${type}) lacks values or mask.`);
+      }
+      return { encoding: "nullable", name, values, mask };
+    }
+    return null;
+  }
+  const shape = node.meta.shape ?? [];
+  if (shape.length !== 1) return null;
+  const legacyCategories = r.inventory.resolve(`${parent}/__categories/${name}`);
+  if (legacyCategories?.kind === "dataset" && node.meta.type === H5T.integer) {
+    checkCategories(name, legacyCategories);
+    return { encoding: "categorical", name, codes: node, categories: legacyCategories };
+  }
+  if (node.meta.type === H5T.string) return { encoding: "strings", name, values: node };
+  if (isNumericMeta(node.meta)) return { encoding: "numbers", name, values: node };
+  if (node.meta.type === H5T.enum) return { encoding: "enum", name, values: node };
+  return null;
+}
+
+/** Rejects absurd declared dimensions before anything else about a matrix is looked at. */
+function checkDeclared(path: string, nRows: number, nCols: number, limits: ReadLimits): void {
+  const name = path.replace(/^\//, "");
+  if (nCols > limits.maxVars) {
+    throw invalidH5ad(
+      `${name} declares ${nCols.toLocaleString("en")} genes; at most ${limits.maxVars.toLocaleString("en")} are accepted.`,
+    );
+  }
+  if (nRows > (limits.maxObs ?? limits.hardMaxObs)) tooMany(nRows, limits);
+}
+
+function matrixLayout(r: H5Reader, path: string, limits: ReadLimits): MatrixLayout {
+  const node = r.inventory.resolve(path)!;
+  if (node.kind === "dataset") {
+    const shape = node.meta.shape ?? [];
+    if (shape.length !== 2)
+      throw invalidH5ad(`${path} should be a two-dimensional matrix but has ${shape.length} dimensions.`);
+    checkDeclared(path, shape[0]!, shape[1]!, limits);
+    if (!isNumericMeta(node.meta)) {
+      throw invalidH5ad(`${path} should hold numbers (counts) but holds ${describeType(node)}.`);
+    }
+    return { encoding: "dense", path, nRows: shape[0]!, nCols: shape[1]!, node };
+  }
+  const type = stringAttribute(r, node, "encoding-type");
+  const legacy = stringAttribute(r, node, "h5sparse_format");
+  const encoding =
+    type === "csr_matrix" || legacy === "csr"
+      ? "csr"
+      : type === "csc_matrix" || legacy === "csc"
+        ? "csc"
+        : null;
+  if (!encoding) {
+    throw invalidH5ad(
+      `${path} is a group but not a sparse matrix this reader knows (encoding "${type ?? legacy ?? "none"}").`,
+    );
+  }
+  const shape = integerListAttribute(r, node, "shape") ?? integerListAttribute(r, node, "h5sparse_shape");
+  if (!shape || shape.length !== 2)
+    throw invalidH5ad(`The sparse matrix ${path} has no valid shape attribute.`);
+  const [nRows, nCols] = shape as [number, number];
+  checkDeclared(path, nRows, nCols, limits);
+  const part = (n: string): H5Node => {
+    const p = child(r, path, n);
+    if (p?.kind !== "dataset" || length1d(p) === undefined)
+      throw invalidH5ad(`The sparse matrix ${path} lacks its ${n} array.`);
+    return p;
+  };
+  const data = part("data");
+  const indices = part("indices");
+  const indptr = part("indptr");
+  if (data.kind !== "dataset" || !isNumericMeta(data.meta))
+    throw invalidH5ad(`${path}/data should hold numbers but holds ${describeType(data)}.`);
+  if (
+    indices.kind !== "dataset" ||
+    indices.meta.type !== H5T.integer ||
+    indptr.kind !== "dataset" ||
+    indptr.meta.type !== H5T.integer
+  ) {
+    throw invalidH5ad(`The sparse matrix ${path} has non-integer indices or indptr.`);
+  }
+  const nnz = length1d(data)!;
+  if (length1d(indices) !== nnz)
+    throw invalidH5ad(`The sparse matrix ${path} has ${nnz} values but ${length1d(indices)} indices.`);
+  const major = encoding === "csr" ? nRows : nCols;
+  if (length1d(indptr) !== major + 1) {
+    throw invalidH5ad(
+      `The sparse matrix ${path} has an indptr of length ${length1d(indptr)}, expected ${major + 1}.`,
+    );
+  }
+  return { encoding, path, nRows, nCols, nnz, data, indices, indptr };
+}
+
+function checkShape(m: MatrixLayout, nObs: number, nVars: number | null, limits: ReadLimits): void {
+  if (m.nRows !== nObs || (nVars !== null && m.nCols !== nVars)) {
+    throw invalidH5ad(
+      `${m.path} has shape ${m.nRows} × ${m.nCols} but the file has ${nObs} observations and ${nVars ?? m.nCols} genes.`,
+    );
+  }
+  if (m.nCols > limits.maxVars) {
+    throw invalidH5ad(
+      `${m.path} has ${m.nCols} genes; at most ${limits.maxVars.toLocaleString("en")} are accepted.`,
+    );
+  }
+  if (m.encoding === "dense" && m.nRows * m.nCols > limits.maxDenseElements) {
+    throw invalidH5ad(
+      `${m.path} is a dense ${m.nRows} × ${m.nCols} matrix, larger than the ${limits.maxDenseElements.toLocaleString("en")} values accepted; store it sparse (CSR).`,
+    );
+  }
+  if (m.encoding !== "dense" && m.nnz > limits.maxNnz) {
+    throw invalidH5ad(
+      `${m.path} stores ${m.nnz} non-zero values; at most ${limits.maxNnz.toLocaleString("en")} are accepted.`,
+    );
+  }
+}
+
+/** Checks the declared dimensions of the file against `limits` and describes its layout. */
+export function describeLayout(r: H5Reader, limits: ReadLimits): AnnDataLayout {
+  const root = r.inventory.resolve("/")!;
+  if (root.kind !== "group") throw invalidH5ad("The file has no root group.");
+  // Declared matrix shapes are checked before the index lengths so that an absurd declared
+  // shape is reported as such, whatever else is wrong with the file.
+  const xNode = r.inventory.resolve("/X");
+  const x = xNode ? matrixLayout(r, "/X", limits) : null;
+  const obs = frameLayout(r, "/obs", "obs");
+  const vars = frameLayout(r, "/var", "var");
+  const nObs = obs.length;
+  const nVars = vars.length;
+  if (nVars > limits.maxVars) {
+    throw invalidH5ad(
+      `The file has ${nVars.toLocaleString("en")} genes; at most ${limits.maxVars.toLocaleString("en")} are accepted.`,
+    );
+  }
+  if (nObs > (limits.maxObs ?? limits.hardMaxObs)) tooMany(nObs, limits);
+  if (nObs === 0 || nVars === 0)
+    throw invalidH5ad(`The file holds an empty matrix (${nObs} observations × ${nVars} genes).`);
+
+  const matrices = new Map<MatrixName, MatrixLayout>();
+  const layersGroup = r.inventory.resolve("/layers");
+  const layers = layersGroup?.kind === "group" ? [...layersGroup.children].sort() : [];
+  let rawVar: FrameLayout | null = null;
+  for (const name of COUNT_MATRIX_CANDIDATES) {
+    const path = `/${name}`;
+    if (!r.inventory.resolve(path)) continue;
+    if (name === "raw/X") {
+      rawVar = frameLayout(r, "/raw/var", "raw.var");
+      const m = matrixLayout(r, path, limits);
+      checkShape(m, nObs, rawVar.length, limits);
+      matrices.set(name, m);
+    } else {
+      const m = name === "X" && x ? x : matrixLayout(r, path, limits);
+      checkShape(m, nObs, nVars, limits);
+      matrices.set(name, m);
+    }
+  }
+  if (matrices.size === 0)
+    throw invalidH5ad("The file has no expression matrix (X, raw/X or a counts layer).");
+  let total = 0;
+  for (const m of matrices.values()) total += m.encoding === "dense" ? m.nRows * m.nCols : m.nnz;
+  if (total > limits.maxTotalValues) {
+    throw invalidH5ad(
+      `The file's matrices store ${total} values in all; at most ${limits.maxTotalValues} are accepted.`,
+    );
+  }
+  return { nObs, nVars, obs, var: vars, matrices, layers, rawVar };
+}
+
+function tooMany(n: number, limits: ReadLimits): never {
+  const cap = limits.maxObs ?? limits.hardMaxObs;
+  throw new JobFailure(
+    "too_many_observations",
+    `The file has ${n.toLocaleString("en")} observations; at most ${cap.toLocaleString("en")} are accepted per file. Subsample cells or split the dataset.`,
+  );
+}

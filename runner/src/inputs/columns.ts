@@ -1,0 +1,79 @@
+/**
+ * Finding the obs columns by role and the control level (model.md §3.3).
+ */
+import { JobFailure } from "../contract/index.ts";
+import { columnAsStrings, type DataFrame } from "../anndata/index.ts";
+
+/** Accepted column names per role, in priority order. */
+export const COLUMN_NAMES = {
+  condition: ["condition", "perturbation", "treatment", "group", "stim", "status", "genotype"],
+  sample: ["sample", "sample_id", "samples", "replicate", "orig.ident", "library_id"],
+  donor: ["donor", "donor_id", "individual", "patient", "subject", "animal"],
+  cellType: ["cell_type", "celltype", "cell_type_label", "cell_types", "annotation", "cell_ontology_class"],
+  disease: ["disease"],
+} as const;
+
+export type ColumnRole = keyof typeof COLUMN_NAMES;
+
+const CONTROL_RE =
+  /^(ctrl|control|untreated|vehicle|dmso|mock|nt|non[-_ ]?targeting|wt|wild[-_ ]?type|healthy|normal|baseline|unstim(ulated)?|pbs|sham)$/i;
+
+/** The file's name of the first accepted column for `role` (case-insensitive, trimmed), or null. */
+export function findColumn(frame: DataFrame, role: ColumnRole): string | null {
+  const byKey = new Map<string, string>();
+  for (const name of frame.columns.keys()) {
+    const key = name.trim().toLowerCase();
+    if (!byKey.has(key)) byKey.set(key, name);
+  }
+  for (const wanted of COLUMN_NAMES[role]) {
+    const hit = byKey.get(wanted);
+    if (hit !== undefined) return hit;
+  }
+  return null;
+}
+
+/** Column values as trimmed strings; missing and empty values are null. */
+export function columnValues(frame: DataFrame, name: string): (string | null)[] {
+  return columnAsStrings(frame.columns.get(name)!).map((v) => {
+    const t = v?.trim() ?? "";
+    return t === "" || t.toLowerCase() === "nan" ? null : t;
+  });
+}
+
+/** Whether a condition level names the control arm. */
+export function isControlLevel(level: string): boolean {
+  return CONTROL_RE.test(level.trim()) || /control/i.test(level);
+}
+
+/** Distinct non-null values in byte order. */
+export function levelsOf(values: (string | null)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== null))].sort();
+}
+
+/**
+ * The control level and the perturbation levels of a merged upload's condition column;
+ * `condition_control_ambiguous` unless exactly one level is a control and at least one is not.
+ */
+export function splitConditionLevels(
+  column: string,
+  levels: string[],
+): { control: string; perturbations: string[] } {
+  const controls = levels.filter(isControlLevel);
+  const listed = levels.map((l) => `"${l}"`).join(", ");
+  if (controls.length !== 1) {
+    throw new JobFailure(
+      "condition_control_ambiguous",
+      controls.length === 0
+        ? `No level of the condition column "${column}" names a control (levels: ${listed}). Rename the control level to "control" or "ctrl".`
+        : `Several levels of the condition column "${column}" look like controls (${controls.map((l) => `"${l}"`).join(", ")}). Keep exactly one control level.`,
+    );
+  }
+  const perturbations = levels.filter((l) => l !== controls[0]);
+  if (perturbations.length === 0) {
+    throw new JobFailure(
+      "condition_control_ambiguous",
+      `The condition column "${column}" has only the control level "${controls[0]}"; a perturbed level is needed as well.`,
+    );
+  }
+  return { control: controls[0]!, perturbations };
+}
