@@ -39,3 +39,20 @@ describe("fold changes for split uploads (model.md §5.9)", () => {
     }
   });
 });
+
+describe("pooled fold changes with full library sizes", () => {
+  it("uses the arms' full totals when given (genes outside the matrix still count in L)", () => {
+    const pb = {
+      genes: ["A"],
+      samples: [
+        { id: "c", arm: 0 as const, donor: null, nCells: 1 },
+        { id: "p", arm: 1 as const, donor: null, nCells: 1 },
+      ],
+      counts: new Float64Array([10, 40]),
+    };
+    const { log2FC } = pooledLog2FoldChanges(pb, [1e6, 2e6]);
+    // CPM ctrl = 10, CPM pert = 20 → log2(21 / 11)
+    expect(log2FC[0]).toBeCloseTo(Math.log2(21 / 11), 12);
+    expect(pooledLog2FoldChanges(pb).log2FC[0]).toBeCloseTo(Math.log2((1e6 + 1) / (1e6 + 1)), 12);
+  });
+});

@@ -8,11 +8,15 @@ export interface PooledFoldChanges {
 }
 
 /**
- * `log2((CPM_pert + 1) / (CPM_ctrl + 1))` with `CPM_arm = 10⁶ Σ_arm K_g / Σ_arm L`, the
- * library sizes taken over all genes of the matrix. Used when an arm has fewer than two
- * samples, where no dispersion can be estimated.
+ * `log2((CPM_pert + 1) / (CPM_ctrl + 1))` with `CPM_arm = 10⁶ Σ_arm K_g / Σ_arm L`. `L` is the
+ * library size of model.md §5.9: pass the arms' full totals (before symbol mapping) as
+ * `libraryByArm`; without it the totals over the matrix's genes are used. Used when an arm
+ * has fewer than two samples, where no dispersion can be estimated.
  */
-export function pooledLog2FoldChanges(pb: PseudoBulk): PooledFoldChanges {
+export function pooledLog2FoldChanges(
+  pb: PseudoBulk,
+  libraryByArm?: readonly [number, number],
+): PooledFoldChanges {
   const m = pb.samples.length;
   const nGenes = pb.genes.length;
   const geneSum = [new Float64Array(nGenes), new Float64Array(nGenes)] as const;
@@ -24,6 +28,10 @@ export function pooledLog2FoldChanges(pb: PseudoBulk): PooledFoldChanges {
       geneSum[arm][g]! += k;
       lib[arm]! += k;
     }
+  if (libraryByArm) {
+    lib[0] = libraryByArm[0];
+    lib[1] = libraryByArm[1];
+  }
   if (!(lib[0]! > 0 && lib[1]! > 0)) throw new RangeError("each arm needs a positive total count");
   const log2FC = new Float64Array(nGenes);
   for (let g = 0; g < nGenes; g++) {

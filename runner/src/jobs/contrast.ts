@@ -171,7 +171,10 @@ export function contrastFromSplit(model: Model, p: PreparedSplit): Contrast {
     const keep = filterByExpr(p.pseudoBulk).keep;
     universe = genes.filter((_, i) => keep[i]);
   } else {
-    const pooled = pooledLog2FoldChanges({ genes, samples: pooledSamples(), counts: p.pooled.counts });
+    const pooled = pooledLog2FoldChanges(
+      { genes, samples: pooledSamples(), counts: p.pooled.counts },
+      p.pooled.librarySize,
+    );
     pooled.genes.forEach((g, i) => log2fc.set(g, pooled.log2FC[i]!));
     universe = genes.filter((_, i) => p.meanCp10k.control[i]! >= 0.1 || p.meanCp10k.perturbed[i]! >= 0.1);
   }
