@@ -1,0 +1,137 @@
+/**
+ * The admin CLI as a user runs it (a child process on Node 24), in embedded mode: alone on the
+ * data directory, then next to a running server through the published PGlite socket.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../../test/shared-data.ts";
+import { findRunningServer } from "../db/embedded.ts";
+
+const run = promisify(execFile);
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+
+async function admin(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, ["api/src/admin/cli.ts", ...args], { cwd: REPO_ROOT, env, timeout: 170_000 });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "causeway-cli-"));
+  env = { PATH: process.env.PATH, HOME: process.env.HOME, CAUSEWAY_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
+});
+afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+
+describe("admin CLI (embedded)", () => {
+  let firstAccount = "";
+
+  // Opening the PGlite directory without a server (initdb on first use) takes several seconds.
+  it(
+    "creates an account with --json: the last stdout line is exactly the documented object",
+    { timeout: 180_000 },
+    async () => {
+      const { stdout } = await admin(
+        "accounts",
+        "create",
+        "--name",
+        "alice",
+        "--tier",
+        "external",
+        "--quota",
+        "5",
+        "--json",
+      );
+      const last = stdout.trimEnd().split("\n").at(-1)!;
+      expect(last).toMatch(/^\{"account_id": "[0-9a-f-]{36}", "api_key": "cw_[A-Za-z0-9_-]{43}"\}$/);
+      firstAccount = JSON.parse(last).account_id;
+    },
+  );
+
+  it("fails clearly on bad arguments", { timeout: 180_000 }, async () => {
+    const err = await admin("accounts", "create", "--name", "x", "--tier", "gold").catch(
+      (e: { stderr: string; code: number }) => e,
+    );
+    expect((err as { code: number }).code).not.toBe(0);
+    expect((err as { stderr: string }).stderr).toContain("external or internal");
+  });
+
+  describe("while the server runs", () => {
+    let server: ChildProcess;
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    beforeAll(async () => {
+      server = spawn(process.execPath, ["api/src/main.ts"], {
+        cwd: REPO_ROOT,
+        env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        stdio: "ignore",
+      });
+      for (let i = 0; i < 1200; i++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
+        } catch {
+          // not up yet
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("server did not start");
+    }, 180_000);
+    afterAll(async () => {
+      server.kill("SIGTERM");
+      await new Promise((r) => server.once("exit", r));
+    });
+
+    it(
+      "lists accounts, issues, lists and revokes keys, sets quotas, migrates",
+      { timeout: 180_000 },
+      async () => {
+        expect((await admin("accounts", "list")).stdout).toContain("alice");
+        const key = JSON.parse(
+          (await admin("keys", "create", "--account", firstAccount, "--json")).stdout
+            .trim()
+            .split("\n")
+            .at(-1)!,
+        );
+        const keys = JSON.parse(
+          (await admin("keys", "list", "--account", firstAccount, "--json")).stdout,
+        ) as {
+          key_id: string;
+          prefix: string;
+        }[];
+        expect(keys).toHaveLength(2);
+        expect(JSON.stringify(keys)).not.toContain(key.api_key);
+        await admin("keys", "revoke", "--key", key.key_id);
+        const after = JSON.parse(
+          (await admin("keys", "list", "--account", firstAccount, "--json")).stdout,
+        ) as {
+          revoked_at: string | null;
+        }[];
+        expect(after.filter((k) => k.revoked_at !== null)).toHaveLength(1);
+        await admin("quota", "set", "--account", firstAccount, "--total", "9");
+        const accounts = JSON.parse((await admin("accounts", "list", "--json")).stdout) as {
+          quota_total: number;
+        }[];
+        expect(accounts[0]!.quota_total).toBe(9);
+        expect((await admin("migrate")).stdout).toContain("up to date");
+        expect((await admin("models", "list", "--json")).stdout.trim()).toBe("[]");
+        // The server published its socket, so the CLI went through it instead of opening the directory.
+        expect(await findRunningServer(dataDir)).not.toBeNull();
+      },
+    );
+
+    it("creates an account through the server's socket, usable at once", async () => {
+      const { stdout } = await admin("accounts", "create", "--name", "bob", "--tier", "internal", "--json");
+      const { api_key } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/usage/predictions/quota`, {
+        headers: { "x-api-key": api_key },
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        total_quota_requests: 100,
+        consumed_quota_requests: 0,
+        remaining_quota_requests: 100,
+      });
+    });
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The API as one Fastify instance built from an AppContext (context.ts). main.ts builds the
+ * context from the environment and listens; tests build it from injected parts and use
+ * `app.inject`. Layout after fastify/demo: plugins (errors, edge limit, auth, OpenAPI), then
+ * routes (v1, health, downloads, internal callbacks).
+ */
+import multipart from "@fastify/multipart";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { AppContext } from "./context.ts";
+import { requireApiKey } from "./plugins/auth.ts";
+import { registerEdgeLimit } from "./plugins/edge-limit.ts";
+import { registerErrorHandler } from "./plugins/errors.ts";
+import { registerOpenApi } from "./plugins/openapi.ts";
+import { fileRoutes } from "./routes/files.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { callbackRoutes } from "./routes/internal/callbacks.ts";
+import { causalAnalysisRoutes } from "./routes/v1/causal-analysis.ts";
+import { derivedRoutes } from "./routes/v1/derived.ts";
+import { predictionRoutes } from "./routes/v1/predictions.ts";
+import { quotaRoutes } from "./routes/v1/quota.ts";
+
+/** Log paths that must never be written: keys, signatures, secrets. */
+export const REDACT_PATHS = [
+  'req.headers["x-api-key"]',
+  "req.headers.authorization",
+  "req.headers.cookie",
+  'req.headers["x-causeway-signature"]',
+  // @fastify/multipart logs busboy's options, request headers included, at trace level.
+  'headers["x-api-key"]',
+  'headers["x-causeway-signature"]',
+  "headers.authorization",
+  '*.headers["x-api-key"]',
+  '*.headers["x-causeway-signature"]',
+  "*.headers.authorization",
+  "apiKey",
+  "api_key",
+  "*.apiKey",
+  "*.api_key",
+  "callbackSecret",
+  "*.callbackSecret",
+  "secret",
+  "*.secret",
+];
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions["logger"];
+  loggerInstance?: FastifyBaseLogger;
+}
+
+export interface AppState {
+  closing: boolean;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    appState: AppState;
+  }
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const proxies = config.limits.trustedProxies;
+  const app = Fastify({
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : {
+          logger: options.logger ?? {
+            level: config.logLevel,
+            redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+          },
+        }),
+    trustProxy: proxies.length > 0 ? proxies : false,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    connectionTimeout: config.requestTimeoutSeconds * 1000,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    // Download tokens are path parameters of ~300 characters.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+  });
+  const state: AppState = { closing: false };
+  app.decorate("appState", state);
+  app.decorateRequest("account", null);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  registerEdgeLimit(app, ctx);
+  await app.register(multipart, { throwFileSizeLimit: true });
+  await registerOpenApi(app);
+
+  healthRoutes(app, ctx, state);
+  fileRoutes(app, ctx);
+  await callbackRoutes(app, ctx);
+  await app.register(async (v1) => {
+    requireApiKey(v1, ctx);
+    predictionRoutes(v1, ctx);
+    derivedRoutes(v1, ctx);
+    causalAnalysisRoutes(v1, ctx);
+    quotaRoutes(v1, ctx);
+  });
+  app.addHook("preClose", async () => {
+    state.closing = true;
+  });
+  return app;
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("defaults to embedded mode with the contract's limits", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.database.kind).toBe("embedded");
+    expect(c.storage.kind).toBe("fs");
+    expect(c.dispatch.kind).toBe("local");
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.limits).toMatchObject({
+      rateLimit: 60,
+      rateWindowSeconds: 60,
+      inflightLimit: 1,
+      defaultQuota: 100,
+      edgeEnabled: true,
+      edgeLimit: 30,
+      edgeWindowSeconds: 60,
+      trustedProxies: [],
+    });
+    expect(c.model.version).toBe("v1");
+  });
+
+  it("reports every bad value on its own line, never echoing secrets", () => {
+    let err: unknown;
+    try {
+      loadConfig({
+        PORT: "70000",
+        CAUSEWAY_STORAGE: "s3",
+        DATABASE_URL: "postgres://u:pw@h/db",
+        CAUSEWAY_EDGE_LIMIT_ENABLED: "maybe",
+        CAUSEWAY_CALLBACK_SECRET: "short",
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const lines = (err as Error).message.split("\n").slice(1);
+    expect(lines.some((l) => l.includes("PORT"))).toBe(true);
+    expect(lines.some((l) => l.includes("S3_BUCKET"))).toBe(true);
+    expect(lines.some((l) => l.includes("CAUSEWAY_EDGE_LIMIT_ENABLED"))).toBe(true);
+    expect(lines.some((l) => l.includes("CAUSEWAY_CALLBACK_SECRET"))).toBe(true);
+    expect((err as Error).message).not.toContain("short");
+    expect((err as Error).message).not.toContain("pw@");
+  });
+
+  it("selects production parts from DATABASE_URL, REDIS_URL and S3 settings", () => {
+    const c = loadConfig({
+      DATABASE_URL: "postgres://localhost/causeway",
+      REDIS_URL: "redis://localhost:6379",
+      CAUSEWAY_STORAGE: "s3",
+      S3_BUCKET: "causeway",
+      S3_ENDPOINT: "http://127.0.0.1:9000",
+      S3_FORCE_PATH_STYLE: "true",
+      CAUSEWAY_CALLBACK_SECRET: "x".repeat(40),
+      CAUSEWAY_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.2",
+    });
+    expect(c.database).toMatchObject({ kind: "postgres", url: "postgres://localhost/causeway" });
+    expect(c.storage).toMatchObject({ kind: "s3", bucket: "causeway", forcePathStyle: true });
+    expect(c.limits.trustedProxies).toEqual(["10.0.0.1", "10.0.0.2"]);
+  });
+});

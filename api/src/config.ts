@@ -1,0 +1,231 @@
+/**
+ * The API's configuration, read once from the environment and validated with zod. Every bad
+ * value is reported on its own line, so a misconfigured deployment fails at start with all of
+ * its problems at once. The mode follows from what is configured: no DATABASE_URL means
+ * embedded PostgreSQL (PGlite), no REDIS_URL means in-process limit counters, and
+ * CAUSEWAY_STORAGE=fs (the default) means objects under the data directory.
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const csv = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0),
+);
+
+/** Environment variables the API reads, with their defaults. */
+export const ConfigEnv = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CAUSEWAY_DATA_DIR: z.string().min(1).default("./.causeway"),
+  /** Base URL clients use to reach this API (download links of the filesystem store). */
+  CAUSEWAY_PUBLIC_URL: z.url().optional(),
+  /** Base URL runners use to reach the callback route (defaults to the public URL). */
+  CAUSEWAY_CALLBACK_BASE_URL: z.url().optional(),
+  /** Server secret the per-job callback keys derive from; generated in embedded mode. */
+  CAUSEWAY_CALLBACK_SECRET: z.string().min(32).optional(),
+
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: int(1, 200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(2000),
+  /** Connections the embedded PGlite socket accepts (transactions serialize across them). */
+  CAUSEWAY_PGLITE_MAX_CONNECTIONS: int(1, 64).default(8),
+  REDIS_URL: z.string().min(1).optional(),
+
+  CAUSEWAY_STORAGE: z.enum(["fs", "s3"]).default("fs"),
+  CAUSEWAY_STORAGE_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ENDPOINT: z.url().optional(),
+  S3_PUBLIC_ENDPOINT: z.url().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  CAUSEWAY_PRESIGN_TTL_SECONDS: int(30, 7 * 24 * 3600).default(900),
+
+  CAUSEWAY_DISPATCH: z.enum(["local", "kubernetes"]).default("local"),
+  CAUSEWAY_EXECUTOR_CONCURRENCY: int(1, 64).default(2),
+  CAUSEWAY_RUNNER_ENTRY: z.string().min(1).default("runner/src/main.ts"),
+  /** A job with no callback for this long is failed with job_stalled. */
+  CAUSEWAY_JOB_STALL_SECONDS: int(10, 7 * 24 * 3600).default(3600),
+  CAUSEWAY_SWEEP_INTERVAL_SECONDS: int(1, 3600).default(30),
+
+  CAUSEWAY_MODEL: z.string().min(1).optional(),
+  CAUSEWAY_HGNC: z.string().min(1).optional(),
+  CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).default("v1"),
+
+  CAUSEWAY_RATE_LIMIT: int(1, 1_000_000).default(60),
+  CAUSEWAY_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  CAUSEWAY_INFLIGHT_LIMIT: int(1, 1000).default(1),
+  CAUSEWAY_DEFAULT_QUOTA: int(0, 1_000_000_000).default(100),
+  CAUSEWAY_EDGE_LIMIT_ENABLED: bool.default(true),
+  CAUSEWAY_EDGE_LIMIT: int(1, 1_000_000).default(30),
+  CAUSEWAY_EDGE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** Proxy addresses whose X-Forwarded-For is trusted (comma-separated IPs/CIDRs); none by default. */
+  CAUSEWAY_TRUSTED_PROXIES: csv.default([]),
+
+  /** Per-file upload cap in bytes (default 2 GiB). */
+  CAUSEWAY_MAX_UPLOAD_BYTES: int(1024, 64 * 1024 ** 3).default(2 * 1024 ** 3),
+  /** Cap of one non-file form field, e.g. the degs JSON (default 2 MiB). */
+  CAUSEWAY_MAX_FIELD_BYTES: int(1024, 64 * 1024 ** 2).default(2 * 1024 ** 2),
+  CAUSEWAY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(600),
+});
+
+/**
+ * Rules across variables, checked on the raw environment so they are reported together with
+ * the per-variable problems (zod skips refinements of an object that already failed).
+ */
+function crossProblems(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  if (env.CAUSEWAY_STORAGE === "s3" && !env.S3_BUCKET)
+    out.push("S3_BUCKET: required when CAUSEWAY_STORAGE=s3");
+  if (env.DATABASE_URL && !env.CAUSEWAY_CALLBACK_SECRET) {
+    out.push("CAUSEWAY_CALLBACK_SECRET: required (at least 32 characters) when DATABASE_URL is set");
+  }
+  if ((env.CAUSEWAY_MODEL === undefined) !== (env.CAUSEWAY_HGNC === undefined)) {
+    out.push("CAUSEWAY_HGNC: CAUSEWAY_MODEL and CAUSEWAY_HGNC go together");
+  }
+  return out;
+}
+
+/** The validated configuration the app and its services are built from. */
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: z.infer<typeof ConfigEnv>["LOG_LEVEL"];
+  dataDir: string;
+  publicUrl: string;
+  callbackBaseUrl: string;
+  /** Undefined in embedded mode until the data directory provides one (see embedded.ts). */
+  callbackSecret: string | undefined;
+  database:
+    | { kind: "embedded"; maxConnections: number }
+    | { kind: "postgres"; url: string; poolMax: number; connectTimeoutMs: number };
+  redisUrl: string | undefined;
+  storage:
+    | { kind: "fs"; dir: string }
+    | {
+        kind: "s3";
+        bucket: string;
+        region: string;
+        endpoint: string | undefined;
+        publicEndpoint: string | undefined;
+        forcePathStyle: boolean;
+        accessKeyId: string | undefined;
+        secretAccessKey: string | undefined;
+      };
+  presignTtlSeconds: number;
+  dispatch: { kind: "local" | "kubernetes"; concurrency: number; runnerEntry: string };
+  jobStallSeconds: number;
+  sweepIntervalSeconds: number;
+  model: { networkPath: string | undefined; hgncDir: string | undefined; version: string };
+  limits: {
+    rateLimit: number;
+    rateWindowSeconds: number;
+    inflightLimit: number;
+    defaultQuota: number;
+    edgeEnabled: boolean;
+    edgeLimit: number;
+    edgeWindowSeconds: number;
+    trustedProxies: string[];
+  };
+  uploads: { maxFileBytes: number; maxFieldBytes: number };
+  requestTimeoutSeconds: number;
+}
+
+/** Thrown with one line per bad variable. */
+export class ConfigError extends Error {
+  constructor(lines: string[]) {
+    super(`invalid configuration:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads and validates the configuration; throws ConfigError listing every bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, the way shells and Helm templates tend to produce them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = ConfigEnv.safeParse(cleaned);
+  const cross = crossProblems(cleaned);
+  if (!parsed.success || cross.length > 0) {
+    throw new ConfigError([
+      ...(parsed.error?.issues ?? []).map((i) => {
+        const name = i.path.join(".") || "(environment)";
+        const value = cleaned[String(i.path[0])];
+        // Never echo secrets back.
+        const shown =
+          value === undefined || /SECRET|KEY|PASSWORD|URL/.test(name)
+            ? ""
+            : ` (got ${JSON.stringify(value)})`;
+        return `${name}: ${i.message}${shown}`;
+      }),
+      ...cross,
+    ]);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.CAUSEWAY_DATA_DIR);
+  const publicUrl = (e.CAUSEWAY_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    publicUrl,
+    callbackBaseUrl: (e.CAUSEWAY_CALLBACK_BASE_URL ?? publicUrl).replace(/\/+$/, ""),
+    callbackSecret: e.CAUSEWAY_CALLBACK_SECRET,
+    database: e.DATABASE_URL
+      ? {
+          kind: "postgres",
+          url: e.DATABASE_URL,
+          poolMax: e.DATABASE_POOL_MAX,
+          connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+        }
+      : { kind: "embedded", maxConnections: e.CAUSEWAY_PGLITE_MAX_CONNECTIONS },
+    redisUrl: e.REDIS_URL,
+    storage:
+      e.CAUSEWAY_STORAGE === "s3"
+        ? {
+            kind: "s3",
+            bucket: e.S3_BUCKET ?? "",
+            region: e.S3_REGION,
+            endpoint: e.S3_ENDPOINT,
+            publicEndpoint: e.S3_PUBLIC_ENDPOINT,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE,
+            accessKeyId: e.AWS_ACCESS_KEY_ID,
+            secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+          }
+        : { kind: "fs", dir: resolve(e.CAUSEWAY_STORAGE_DIR ?? resolve(dataDir, "objects")) },
+    presignTtlSeconds: e.CAUSEWAY_PRESIGN_TTL_SECONDS,
+    dispatch: {
+      kind: e.CAUSEWAY_DISPATCH,
+      concurrency: e.CAUSEWAY_EXECUTOR_CONCURRENCY,
+      runnerEntry: resolve(e.CAUSEWAY_RUNNER_ENTRY),
+    },
+    jobStallSeconds: e.CAUSEWAY_JOB_STALL_SECONDS,
+    sweepIntervalSeconds: e.CAUSEWAY_SWEEP_INTERVAL_SECONDS,
+    model: {
+      networkPath: e.CAUSEWAY_MODEL ? resolve(e.CAUSEWAY_MODEL) : undefined,
+      hgncDir: e.CAUSEWAY_HGNC ? resolve(e.CAUSEWAY_HGNC) : undefined,
+      version: e.CAUSEWAY_MODEL_VERSION,
+    },
+    limits: {
+      rateLimit: e.CAUSEWAY_RATE_LIMIT,
+      rateWindowSeconds: e.CAUSEWAY_RATE_WINDOW_SECONDS,
+      inflightLimit: e.CAUSEWAY_INFLIGHT_LIMIT,
+      defaultQuota: e.CAUSEWAY_DEFAULT_QUOTA,
+      edgeEnabled: e.CAUSEWAY_EDGE_LIMIT_ENABLED,
+      edgeLimit: e.CAUSEWAY_EDGE_LIMIT,
+      edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,
+      trustedProxies: e.CAUSEWAY_TRUSTED_PROXIES,
+    },
+    uploads: { maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES, maxFieldBytes: e.CAUSEWAY_MAX_FIELD_BYTES },
+    requestTimeoutSeconds: e.CAUSEWAY_REQUEST_TIMEOUT_SECONDS,
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Everything the routes need, built once (main.ts, admin CLI, tests) and handed to the app:
+ * configuration, database, limit counters, object store, dispatcher, runner pieces and the
+ * clock. Tests build it with the embedded mode's real parts and an injected clock.
+ */
+import type { ObjectStore } from "../../runner/src/storage/index.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import type { Dispatcher } from "./dispatch/dispatcher.ts";
+import type { LimitStore } from "./limits/limit-store.ts";
+import type { RunnerPieces } from "./runner-pieces.ts";
+import type { DownloadTokens } from "./storage/download-tokens.ts";
+import type { JobService } from "./services/jobs.ts";
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  limits: LimitStore;
+  store: ObjectStore;
+  tokens: DownloadTokens;
+  dispatcher: Dispatcher;
+  runner: RunnerPieces;
+  jobs: JobService;
+  callbackSecret: string;
+  now: () => Date;
+  newId: () => string;
+}

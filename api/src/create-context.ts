@@ -1,0 +1,113 @@
+/**
+ * Builds the AppContext from the configuration: the embedded parts (PGlite over its socket,
+ * in-memory limits, filesystem objects, local executor) or the production ones (PostgreSQL,
+ * Redis, S3), chosen by what is configured. Tests pass overrides for any part.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { JobKind } from "../../runner/src/contract/index.ts";
+import type { ObjectStore } from "../../runner/src/storage/index.ts";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import type { Database } from "./db/database.ts";
+import { touchJob } from "./db/jobs.ts";
+import { migrate } from "./db/migrate.ts";
+import { createDispatcher } from "./dispatch/create-dispatcher.ts";
+import type { Dispatcher } from "./dispatch/dispatcher.ts";
+import { LocalExecutor } from "./dispatch/local-executor.ts";
+import type { LimitStore } from "./limits/limit-store.ts";
+import { callbackPath } from "./routes/internal/callbacks.ts";
+import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
+import { JobService } from "./services/jobs.ts";
+import { DownloadTokens } from "./storage/download-tokens.ts";
+import { openObjectStore, runnerStorageEnv } from "./plugins/storage.ts";
+import { openDatabase, resolveCallbackSecret } from "./plugins/db.ts";
+import { openLimitStore } from "./plugins/limits.ts";
+
+export interface ContextOverrides {
+  db?: Database;
+  limits?: LimitStore;
+  store?: ObjectStore;
+  dispatcher?: Dispatcher;
+  runner?: RunnerPieces;
+  now?: () => Date;
+  newId?: () => string;
+  /** In-memory embedded database (tests): nothing is written under the data directory. */
+  ephemeralDatabase?: boolean;
+  /** Called once per job reaching a terminal state (e.g. job metrics). */
+  onJobFinished?: (kind: JobKind, jobId: string) => void;
+}
+
+export async function createContext(
+  config: Config,
+  log: FastifyBaseLogger,
+  o: ContextOverrides = {},
+): Promise<AppContext> {
+  const callbackSecret = await resolveCallbackSecret(config);
+  const db = o.db ?? (await openDatabase(config, { ephemeral: o.ephemeralDatabase }));
+  if (config.database.kind === "embedded" && !o.db) await migrate(db);
+  const limits = o.limits ?? openLimitStore(config);
+  const tokens = new DownloadTokens(callbackSecret);
+  const store = o.store ?? openObjectStore(config, tokens);
+  const now = o.now ?? (() => new Date());
+  let dispatcher: Dispatcher | undefined = o.dispatcher;
+  const jobs = new JobService({
+    config,
+    db,
+    limits,
+    now,
+    log,
+    dispatcher: () => dispatcher!,
+    onFinished: o.onJobFinished,
+    cancel: (id) => {
+      if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
+    },
+  });
+  dispatcher ??= await createDispatcher(config, {
+    callbackSecret,
+    callbackUrl: (kind, id) => `${config.callbackBaseUrl}${callbackPath(kind, id)}`,
+    storageEnv: runnerStorageEnv(config),
+    onStart: (spec) => {
+      touchJob(db, spec.kind, spec.job_id, now()).catch((err: unknown) =>
+        log.warn({ err }, "heartbeat failed"),
+      );
+    },
+    onExit: (spec, code, signal, stderrTail) => {
+      const message =
+        code === 0
+          ? "The analysis process ended without reporting a result."
+          : "The analysis process ended unexpectedly. Please submit the job again.";
+      // A no-op when the runner reported its end itself (the usual case).
+      jobs
+        .fail(spec.kind, spec.job_id, "internal_error", message, {
+          detail: `runner exit code ${code ?? "none"}${signal ? ` (signal ${signal})` : ""}\n${stderrTail}`,
+        })
+        .then((failed) => {
+          if (failed) log.warn({ job_id: spec.job_id, code, signal }, "runner exited without a final report");
+        })
+        .catch((err: unknown) => log.error({ err }, "could not fail a crashed job"));
+    },
+  });
+  return {
+    config,
+    db,
+    limits,
+    store,
+    tokens,
+    dispatcher,
+    runner: o.runner ?? runnerPieces,
+    jobs,
+    callbackSecret,
+    now,
+    newId: o.newId ?? randomUUID,
+  };
+}
+
+/** Closes what the context opened, dispatcher first (local children report while closing). */
+export async function closeContext(ctx: AppContext): Promise<void> {
+  ctx.jobs.stopSweeper();
+  await ctx.dispatcher.close();
+  await ctx.runner.close();
+  await ctx.limits.close();
+  await ctx.db.close();
+}

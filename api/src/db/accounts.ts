@@ -1,0 +1,159 @@
+/**
+ * Accounts, API keys and the lifetime quota. PostgreSQL is the durable source of truth for
+ * the quota: a unit is taken with one conditional UPDATE (never more than the total, however
+ * many submissions race) and given back at most once per prediction.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Queryable } from "./database.ts";
+
+export type Tier = "external" | "internal";
+
+/** The caller as the routes see it. */
+export interface Account {
+  id: string;
+  name: string;
+  tier: Tier;
+  apiKeyId: string;
+}
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  tier: Tier;
+  quota_total: number | null;
+  quota_consumed: number;
+  created_at: Date;
+}
+
+export interface KeyRow {
+  id: string;
+  account_id: string;
+  display_prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** Visible prefix of every key, so a leaked key is recognisable (secret scanners, support). */
+export const KEY_PREFIX = "cw_";
+
+/** A new key: 32 random bytes, base64url, with the visible prefix. */
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString("base64url");
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash("sha256").update(key, "utf8").digest();
+}
+
+export async function createAccount(
+  db: Queryable,
+  input: { name: string; tier: Tier; quota?: number | null },
+): Promise<{ account: AccountRow; apiKey: string; keyId: string }> {
+  const id = randomUUID();
+  const { rows } = await db.query<AccountRow>(
+    `INSERT INTO accounts (id, name, tier, quota_total) VALUES ($1, $2, $3, $4) RETURNING *`,
+    [id, input.name, input.tier, input.quota ?? null],
+  );
+  const { apiKey, keyId } = await createKey(db, id);
+  return { account: rows[0]!, apiKey, keyId };
+}
+
+export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
+  return (await db.query<AccountRow>(`SELECT * FROM accounts ORDER BY created_at, id`)).rows;
+}
+
+export async function getAccount(db: Queryable, id: string): Promise<AccountRow | null> {
+  return (await db.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1`, [id])).rows[0] ?? null;
+}
+
+/** Issues a key; the plaintext is returned once and only its hash is stored. */
+export async function createKey(
+  db: Queryable,
+  accountId: string,
+): Promise<{ apiKey: string; keyId: string }> {
+  const apiKey = generateApiKey();
+  const keyId = randomUUID();
+  await db.query(`INSERT INTO api_keys (id, account_id, key_hash, display_prefix) VALUES ($1, $2, $3, $4)`, [
+    keyId,
+    accountId,
+    hashApiKey(apiKey),
+    apiKey.slice(0, KEY_PREFIX.length + 6),
+  ]);
+  return { apiKey, keyId };
+}
+
+export async function listKeys(db: Queryable, accountId: string): Promise<KeyRow[]> {
+  return (
+    await db.query<KeyRow>(
+      `SELECT id, account_id, display_prefix, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    )
+  ).rows;
+}
+
+/** Revokes a key; returns false when no such active key exists. */
+export async function revokeKey(db: Queryable, keyId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`,
+    [keyId],
+  );
+  return rowCount === 1;
+}
+
+/** Sets (or with null clears) an account's quota override. */
+export async function setQuota(db: Queryable, accountId: string, total: number | null): Promise<boolean> {
+  const { rowCount } = await db.query(`UPDATE accounts SET quota_total = $2 WHERE id = $1`, [
+    accountId,
+    total,
+  ]);
+  return rowCount === 1;
+}
+
+/** The account behind a presented key, or null for unknown, malformed and revoked keys alike. */
+export async function findAccountByKey(db: Queryable, apiKey: string): Promise<Account | null> {
+  const { rows } = await db.query<{ id: string; name: string; tier: Tier; key_id: string }>(
+    `SELECT a.id, a.name, a.tier, k.id AS key_id
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [hashApiKey(apiKey)],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, name: row.name, tier: row.tier, apiKeyId: row.key_id } : null;
+}
+
+export interface QuotaRecord {
+  total_quota_requests: number;
+  consumed_quota_requests: number;
+  remaining_quota_requests: number;
+}
+
+export async function getQuota(db: Queryable, accountId: string, defaultQuota: number): Promise<QuotaRecord> {
+  const { rows } = await db.query<{ total: number; consumed: number }>(
+    `SELECT COALESCE(quota_total, $2::int) AS total, quota_consumed AS consumed FROM accounts WHERE id = $1`,
+    [accountId, defaultQuota],
+  );
+  const row = rows[0] ?? { total: defaultQuota, consumed: 0 };
+  return {
+    total_quota_requests: row.total,
+    consumed_quota_requests: row.consumed,
+    remaining_quota_requests: Math.max(0, row.total - row.consumed),
+  };
+}
+
+/** Takes one quota unit when one is left (atomic: concurrent callers never exceed the total). */
+export async function consumeQuota(db: Queryable, accountId: string, defaultQuota: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE accounts SET quota_consumed = quota_consumed + 1
+      WHERE id = $1 AND quota_consumed < COALESCE(quota_total, $2::int)`,
+    [accountId, defaultQuota],
+  );
+  return rowCount === 1;
+}
+
+/** Gives back a unit taken by a submission that was then rejected before any prediction existed. */
+export async function refundQuota(db: Queryable, accountId: string): Promise<void> {
+  await db.query(
+    `UPDATE accounts SET quota_consumed = quota_consumed - 1 WHERE id = $1 AND quota_consumed > 0`,
+    [accountId],
+  );
+}

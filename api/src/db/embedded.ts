@@ -1,0 +1,109 @@
+/**
+ * Embedded PostgreSQL: PGlite behind @electric-sql/pglite-socket, so the rest of the API
+ * talks to it with `pg` exactly as it talks to a real server. The socket address is written
+ * into the data directory (`pglite.json`) so that the admin CLI can reach the database while
+ * the server holds it: PGlite's files must never be opened by two processes at once.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { z } from "zod";
+
+const AddressFile = z.object({ host: z.string(), port: z.number().int(), pid: z.number().int() });
+export type EmbeddedAddress = z.infer<typeof AddressFile>;
+
+export const ADDRESS_FILE = "pglite.json";
+
+/** A running embedded database: where to connect and how to stop it. */
+export interface EmbeddedPostgres {
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PGlite on `dataDir/pgdata` (or in memory when dataDir is null, for tests) and serves it
+ * on a loopback port. With `publish`, the address is written for the admin CLI.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string | null;
+  maxConnections: number;
+  publish?: boolean;
+}): Promise<EmbeddedPostgres> {
+  let dbPath = "memory://";
+  if (options.dataDir !== null) {
+    await mkdir(options.dataDir, { recursive: true });
+    const running = await findRunningServer(options.dataDir);
+    if (running && running.pid !== process.pid) {
+      throw new Error(`another causeway process (pid ${running.pid}) is using ${options.dataDir}`);
+    }
+    dbPath = join(options.dataDir, "pgdata");
+  }
+  const db = await PGlite.create(dbPath);
+  const server = new PGLiteSocketServer({
+    db,
+    host: "127.0.0.1",
+    port: 0,
+    maxConnections: options.maxConnections,
+  });
+  await server.start();
+  const [host, port] = parseConn(server.getServerConn());
+  const addressPath = options.dataDir !== null ? join(options.dataDir, ADDRESS_FILE) : null;
+  if (addressPath && options.publish !== false) {
+    const address: EmbeddedAddress = { host, port, pid: process.pid };
+    await writeFile(addressPath, JSON.stringify(address) + "\n", { mode: 0o600 });
+  }
+  let stopped = false;
+  return {
+    host,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (addressPath) await rm(addressPath, { force: true });
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+function parseConn(conn: string): [string, number] {
+  const i = conn.lastIndexOf(":");
+  return [conn.slice(0, i), Number(conn.slice(i + 1))];
+}
+
+/** The address of a live embedded server for this data directory, or null. */
+export async function findRunningServer(dataDir: string): Promise<EmbeddedAddress | null> {
+  let address: EmbeddedAddress;
+  try {
+    address = AddressFile.parse(JSON.parse(await readFile(join(dataDir, ADDRESS_FILE), "utf8")));
+  } catch {
+    return null;
+  }
+  if (!pidAlive(address.pid)) return null;
+  return (await portOpen(address.host, address.port)) ? address : null;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === "EPERM";
+  }
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}

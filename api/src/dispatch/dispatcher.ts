@@ -1,0 +1,24 @@
+/**
+ * How a job reaches a runner. Local mode runs the runner in child processes of the API
+ * (local-executor.ts); cluster mode (CAUSEWAY_DISPATCH=kubernetes) creates custom resources that
+ * the operator turns into Kubernetes Jobs (api/src/dispatch/kubernetes.ts, owned by the operator
+ * engineer). Either way the runner reports through the same signed HTTP callback.
+ */
+import type { JobKind, JobSpec } from "../../../runner/src/contract/index.ts";
+
+/** The status fields the API mirrors to the dispatcher after applying a callback. */
+export type MirroredStatus = {
+  status: "pending" | "processing" | "completed" | "failed";
+  processing_step: string | null;
+  progress_pct: number | null;
+  error_code: string | null;
+  error_message: string | null;
+};
+
+export interface Dispatcher {
+  /** Step (f) of a submission; throws → the caller fails the job and releases reservations. */
+  dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void>;
+  /** Called after a callback was applied to PostgreSQL (cluster: patch CR status; local: no-op). */
+  mirrorStatus(job: { kind: JobKind; job_id: string }, status: MirroredStatus): Promise<void>;
+  close(): Promise<void>;
+}

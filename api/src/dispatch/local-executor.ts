@@ -1,0 +1,157 @@
+/**
+ * The embedded mode's executor: runs `node runner/src/main.ts` in child processes with the
+ * runner environment of the contract (RUNNER_ENV), at most `concurrency` at a time, the rest
+ * queued in order. Children report through the HTTP callback route like a Kubernetes Job; the
+ * executor only tells the API when a child starts (heartbeat) and when it exits, so a runner
+ * that crashed before reporting is failed at once instead of waiting for the stall sweeper.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import {
+  RUNNER_ENV,
+  deriveCallbackKey,
+  type JobKind,
+  type JobSpec,
+} from "../../../runner/src/contract/index.ts";
+import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
+
+export interface LocalExecutorOptions {
+  concurrency: number;
+  /** Path of the runner entry point (runner/src/main.ts). */
+  runnerEntry: string;
+  /** Node binary; the API's own by default (Node 24, which runs .ts directly). */
+  nodePath?: string;
+  callbackSecret: string;
+  /** Callback URL of a job. */
+  callbackUrl: (kind: JobKind, jobId: string) => string;
+  /** Storage variables for the child (CAUSEWAY_STORAGE, ...). */
+  storageEnv: Record<string, string>;
+  /** Extra environment for the child (e.g. CAUSEWAY_CACHE_DIR). */
+  extraEnv?: Record<string, string>;
+  onStart?: (spec: JobSpec) => void;
+  /** A child ended; `code` 0 means it exited normally (it reported by itself). */
+  onExit?: (spec: JobSpec, code: number | null, signal: NodeJS.Signals | null, stderrTail: string) => void;
+  /** Spawner, injectable for tests. */
+  spawnFn?: typeof spawn;
+}
+
+// Environment passed through from the API process: no secrets, no database or Redis URLs.
+const PASSTHROUGH = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "CAUSEWAY_CACHE_DIR", "NODE_OPTIONS"];
+
+interface Queued {
+  spec: JobSpec;
+  traceparent: string | undefined;
+}
+
+export class LocalExecutor implements Dispatcher {
+  private readonly options: LocalExecutorOptions;
+  private readonly queue: Queued[] = [];
+  private readonly running = new Map<string, ChildProcess>();
+  private readonly attempts = new Map<string, number>();
+  private closed = false;
+
+  constructor(options: LocalExecutorOptions) {
+    this.options = options;
+  }
+
+  async dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void> {
+    if (this.closed) throw new Error("executor is shutting down");
+    this.queue.push({ spec, traceparent: ctx.traceparent });
+    this.pump();
+  }
+
+  async mirrorStatus(_job: { kind: JobKind; job_id: string }, _status: MirroredStatus): Promise<void> {
+    // Nothing to mirror locally: PostgreSQL is the only status store.
+  }
+
+  /** Jobs waiting and running (tests, diagnostics). */
+  stats(): { queued: number; running: number } {
+    return { queued: this.queue.length, running: this.running.size };
+  }
+
+  /** Stops a job: drops it from the queue or kills its process. */
+  cancel(jobId: string): void {
+    const i = this.queue.findIndex((q) => q.spec.job_id === jobId);
+    if (i >= 0) this.queue.splice(i, 1);
+    this.running.get(jobId)?.kill("SIGTERM");
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.length = 0;
+    const children = [...this.running.values()];
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => {
+              child.kill("SIGKILL");
+              resolve();
+            }, 5000);
+            child.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.options.concurrency && this.queue.length > 0) {
+      const next = this.queue.shift()!;
+      this.start(next);
+    }
+  }
+
+  private start({ spec, traceparent }: Queued): void {
+    const o = this.options;
+    const attempt = (this.attempts.get(spec.job_id) ?? 0) + 1;
+    this.attempts.set(spec.job_id, attempt);
+    const env: Record<string, string> = {};
+    for (const [name, v] of Object.entries(process.env)) {
+      // OTEL_* configures the runner's tracing exporter like the API's.
+      if (v !== undefined && (PASSTHROUGH.includes(name) || name.startsWith("OTEL_"))) env[name] = v;
+    }
+    Object.assign(env, o.extraEnv ?? {}, o.storageEnv, {
+      [RUNNER_ENV.jobSpec]: JSON.stringify(spec),
+      [RUNNER_ENV.callbackUrl]: o.callbackUrl(spec.kind, spec.job_id),
+      [RUNNER_ENV.callbackKey]: deriveCallbackKey(o.callbackSecret, spec.job_id),
+      [RUNNER_ENV.attempt]: `local-${attempt}`,
+    });
+    if (traceparent) env.TRACEPARENT = traceparent;
+    let stderrTail = "";
+    let child: ChildProcess;
+    try {
+      child = (o.spawnFn ?? spawn)(o.nodePath ?? process.execPath, [o.runnerEntry], {
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+    } catch (err) {
+      o.onExit?.(spec, null, null, err instanceof Error ? err.message : String(err));
+      this.pump();
+      return;
+    }
+    this.running.set(spec.job_id, child);
+    o.onStart?.(spec);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      // Keep the last 4 KiB for the failure detail of a crashed runner.
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
+    });
+    let finished = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (finished) return;
+      finished = true;
+      this.running.delete(spec.job_id);
+      this.attempts.delete(spec.job_id);
+      o.onExit?.(spec, code, signal, stderrTail);
+      this.pump();
+    };
+    child.once("error", (err) => {
+      stderrTail += err.message;
+      finish(null, null);
+    });
+    child.once("close", (code, signal) => finish(code, signal));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The API's error types: one @fastify/error constructor per stable code. The code is what
+ * clients see in `X-Service-Error-Code`; the status is fixed here, once; the message is the
+ * `detail` of the JSON body. The error handler (plugins/errors.ts) does the mapping.
+ */
+import createError from "@fastify/error";
+
+export const Unauthorized = createError("unauthorized", "Missing or invalid API key.", 401);
+export const NotFound = createError("not_found", "Not found.", 404);
+export const RateLimited = createError(
+  "rate_limited",
+  "Too many prediction requests for this API key; retry later.",
+  429,
+);
+export const InflightLimit = createError(
+  "inflight_limit",
+  "Another prediction of this account is still pending or processing; wait for it to finish.",
+  429,
+);
+export const QuotaExceeded = createError(
+  "external_prediction_quota_exceeded",
+  "The lifetime prediction quota of this account is used up.",
+  429,
+);
+export const JobTypeNotAllowed = createError(
+  "job_type_not_allowed",
+  "This account may only submit job_type=target_validation.",
+  403,
+);
+export const PayloadTooLarge = createError("payload_too_large", "%s", 413);
+export const ServiceUnavailable = createError(
+  "service_unavailable",
+  "The service is temporarily unavailable; retry later.",
+  503,
+);
+export const InternalError = createError("internal_error", "Internal server error.", 500);
+
+/** The stable service codes (@fastify/error upper-cases codes; clients see them lower-case). */
+export const SERVICE_CODES = new Set([
+  "unauthorized",
+  "not_found",
+  "rate_limited",
+  "inflight_limit",
+  "external_prediction_quota_exceeded",
+  "job_type_not_allowed",
+  "payload_too_large",
+  "service_unavailable",
+  "internal_error",
+]);
+
+/** One item of the HTTPValidationError body (service-spec §2.15). */
+export interface ValidationItem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** A 422 with an HTTPValidationError body built by hand (multipart fields, business rules). */
+export class RequestValidationError extends Error {
+  readonly code = "validation_error";
+  readonly statusCode = 422;
+  readonly items: ValidationItem[];
+
+  constructor(items: ValidationItem[]) {
+    super(items.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    this.name = "RequestValidationError";
+    this.items = items;
+  }
+}
+
+/** Shorthand for a single-item 422. */
+export function invalid(loc: (string | number)[], msg: string, type = "value_error"): RequestValidationError {
+  return new RequestValidationError([{ loc, msg, type }]);
+}
+
+/** Errors that carry a Retry-After value. */
+export function withRetryAfter<E extends Error>(err: E, seconds: number): E & { retryAfter: number } {
+  return Object.assign(err, { retryAfter: seconds });
+}

@@ -1,0 +1,52 @@
+/**
+ * The server: `npm start`. Reads the configuration, builds the context (embedded or
+ * production parts), imports the configured model on first start, and serves until SIGTERM /
+ * SIGINT, when close-with-grace stops accepting requests (/readyz turns 503), lets in-flight
+ * requests finish, stops local runners and closes the database.
+ */
+import closeWithGrace from "close-with-grace";
+import pino from "pino";
+import { buildApp, REDACT_PATHS } from "./app.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { closeContext, createContext } from "./create-context.ts";
+import { ensureConfiguredModel } from "./services/models.ts";
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
+const logger = pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+const ctx = await createContext(config, logger);
+try {
+  await ensureConfiguredModel(ctx, config.model, (m) => logger.info(m));
+  await ctx.jobs.recover(config.dispatch.kind === "local");
+} catch (err) {
+  logger.fatal({ err }, "start-up failed");
+  await closeContext(ctx);
+  process.exit(1);
+}
+ctx.jobs.startSweeper();
+const app = await buildApp(ctx, { loggerInstance: logger });
+
+closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
+  if (err) logger.error({ err }, "closing after an error");
+  else logger.info({ signal }, "shutting down");
+  app.appState.closing = true;
+  await app.close();
+  await closeContext(ctx);
+});
+
+await app.listen({ port: config.port, host: config.host });
+logger.info(
+  {
+    database: config.database.kind,
+    limits: config.redisUrl ? "redis" : "memory",
+    storage: config.storage.kind,
+    dispatch: config.dispatch.kind,
+  },
+  `causeway API listening on ${config.publicUrl}`,
+);

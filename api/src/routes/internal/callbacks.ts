@@ -1,0 +1,80 @@
+/**
+ * The runner's status callback: POST /internal/v1/jobs/:kind/:job_id/callback. Served on the
+ * main port but outside the public contract (hidden from OpenAPI, exempt from the edge limit);
+ * in a cluster, ingress must not route /internal/ (the chart's NetworkPolicy admits runner
+ * pods only). Authenticated with the per-job HMAC key derived from the server secret
+ * (contract verifyCallback over `timestamp.rawBody`, ±300 s); the raw body is verified before
+ * it is parsed. Forged and stale callbacks are 401 and write nothing.
+ */
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import {
+  CALLBACK_HEADERS,
+  RunnerCallback,
+  deriveCallbackKey,
+  verifyCallback,
+} from "../../../../runner/src/contract/index.ts";
+import type { AppContext } from "../../context.ts";
+import { NotFound, RequestValidationError, Unauthorized } from "../../errors.ts";
+import { zodItems } from "../../plugins/errors.ts";
+
+const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
+
+/** Path of a job's callback route (the dispatcher gives it to the runner). */
+export const callbackPath = (kind: string, jobId: string): string =>
+  `/internal/v1/jobs/${kind}/${jobId}/callback`;
+
+export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    // The signature covers the exact bytes sent: keep the body as a string.
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "string", bodyLimit: 1024 * 1024 },
+      (_req, body, done) => {
+        done(null, body);
+      },
+    );
+    scope.post<{ Params: { kind: string; job_id: string }; Body: string }>(
+      "/internal/v1/jobs/:kind/:job_id/callback",
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const params = Params.safeParse(request.params);
+        if (!params.success) throw new NotFound();
+        const raw = typeof request.body === "string" ? request.body : "";
+        const ts = Number(request.headers[CALLBACK_HEADERS.timestamp]);
+        const sig = request.headers[CALLBACK_HEADERS.signature];
+        const key = deriveCallbackKey(ctx.callbackSecret, params.data.job_id);
+        const verdict = verifyCallback(
+          key,
+          ts,
+          raw,
+          typeof sig === "string" ? sig : "",
+          Math.floor(ctx.now().getTime() / 1000),
+        );
+        if (verdict !== "ok") {
+          request.log.warn(
+            { verdict, kind: params.data.kind, job_id: params.data.job_id },
+            "callback rejected",
+          );
+          throw new Unauthorized();
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(raw);
+        } catch {
+          throw new RequestValidationError([
+            { loc: ["body"], msg: "JSON decode error", type: "json_invalid" },
+          ]);
+        }
+        const parsed = RunnerCallback.safeParse(json);
+        if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error, "body"));
+        const cb = parsed.data;
+        // A key signs for one job id; the body must speak about that job and kind.
+        if (cb.job_id !== params.data.job_id || cb.kind !== params.data.kind) throw new Unauthorized();
+        const result = await ctx.jobs.applyCallback(cb);
+        if (!result.found) throw new NotFound();
+        return reply.code(200).send({ applied: result.applied });
+      },
+    );
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The runner functions the API calls in-process: the upload validator, model import, the
+ * intermediary-protein aggregation and the causal-graph renderer. Each module is imported on
+ * first use (typed by type-only imports), so heavy dependencies (h5wasm's worker, canvas) load
+ * only in the routes that need them and a server that never renders never loads them. Tests
+ * inject fakes through the RunnerPieces interface.
+ */
+import type { ObjectStore } from "../../runner/src/storage/index.ts";
+
+import type * as AnnDataModule from "../../runner/src/anndata/index.ts";
+import type * as CausalModule from "../../runner/src/causal/index.ts";
+import type * as GraphModule from "../../runner/src/graph/index.ts";
+import type * as ModelModule from "../../runner/src/model/index.ts";
+
+export interface UploadSummary {
+  nObs: number;
+  nVars: number;
+}
+
+/** A causal_paths.tsv row as the aggregation reads it. */
+export interface PathRow {
+  deg: string;
+  path: string;
+  score_path_given_target: number | null;
+}
+
+/** The pieces, as the API uses them. */
+export interface RunnerPieces {
+  /** Throws an error named "UploadRejected" with `code` and a user-facing `message` on refusal. */
+  validateUpload(path: string, options: { maxObs: number | null }): Promise<UploadSummary>;
+  importModel(options: {
+    networkPath: string;
+    hgncDir: string;
+    version: string;
+    store: ObjectStore;
+    onProgress?: (message: string) => void;
+  }): Promise<unknown>;
+  intermediaryProteins(
+    rows: PathRow[],
+    options: { topNDegs: number; deg: string | null; impactedDegOrder: string[] },
+  ): Promise<{ proteins: string[]; n_paths_used: number }>;
+  /** Parses then renders; throws an error named "InvalidGraphInputs" when the inputs are invalid. */
+  renderCausalGraph(inputsJson: unknown, options: { topNDegs: number; dpi: number }): Promise<Buffer>;
+  /** Releases resources (the validator's worker thread). */
+  close(): Promise<void>;
+}
+
+/** A rejected upload as thrown by runner/src/anndata (matched by name and code). */
+export function asUploadRejected(err: unknown): { code: string; message: string } | null {
+  if (err instanceof Error && err.name === "UploadRejected") {
+    const code = (err as { code?: unknown }).code;
+    return { code: typeof code === "string" ? code : "invalid_h5ad", message: err.message };
+  }
+  return null;
+}
+
+export function isInvalidGraphInputs(err: unknown): boolean {
+  return err instanceof Error && err.name === "InvalidGraphInputs";
+}
+
+let anndata: Promise<typeof AnnDataModule> | undefined;
+const loadAnnData = () => (anndata ??= import("../../runner/src/anndata/index.ts"));
+
+/** The real pieces from runner/src, loaded on first use. */
+export const runnerPieces: RunnerPieces = {
+  async validateUpload(path, options) {
+    return (await loadAnnData()).validateUpload(path, options);
+  },
+  async importModel(options) {
+    const m: typeof ModelModule = await import("../../runner/src/model/index.ts");
+    const log = options.onProgress;
+    return m.importModel({
+      networkPath: options.networkPath,
+      hgncDir: options.hgncDir,
+      version: options.version,
+      store: options.store,
+      ...(log
+        ? { onProgress: (done: number, total: number) => log(`model import: ${done}/${total} column blocks`) }
+        : {}),
+    });
+  },
+  async intermediaryProteins(rows, options) {
+    const c: typeof CausalModule = await import("../../runner/src/causal/index.ts");
+    return c.intermediaryProteins(rows, options);
+  },
+  async renderCausalGraph(inputsJson, options) {
+    const g: typeof GraphModule = await import("../../runner/src/graph/index.ts");
+    return g.renderCausalGraph(g.parseCausalGraphInputs(inputsJson), options);
+  },
+  async close() {
+    if (anndata) await (await anndata).closeUploadValidator();
+  },
+};

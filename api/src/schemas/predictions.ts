@@ -1,0 +1,223 @@
+/** Schemas of the prediction routes (service-spec §2.1–2.12, §4.1–4.8). */
+import { z } from "zod";
+import { PredictionParams } from "../../../runner/src/contract/index.ts";
+import { DatasetSummary } from "../../../runner/src/contract/index.ts";
+import { Artifact, DateTime, JobStatusSchema, Uuid } from "./common.ts";
+
+export const PredictionResultRow = z
+  .object({
+    id: z.string(),
+    score: z.number(),
+    rank: z.number().int().nullable().optional(),
+    rank_percentage: z.number().nullable().optional(),
+    is_deg: z.boolean().nullable().optional(),
+    pvalue: z.number().nullable().optional(),
+    z_score: z.number().nullable().optional(),
+    protein_expressed: z.boolean().nullable().optional(),
+    node_type: z.string().nullable().optional(),
+    n_degs_significant: z.number().int().nullable().optional(),
+    percentage_degs_significant: z.number().nullable().optional(),
+  })
+  .meta({ id: "PredictionResultRow" });
+export type PredictionResultRow = z.infer<typeof PredictionResultRow>;
+
+export const SourceInfluenceMatrixPreview = z
+  .object({
+    row_ids: z.array(z.string()),
+    column_ids: z.array(z.string()),
+    data: z.array(z.array(z.number().nullable())),
+    truncated_rows: z.boolean(),
+    truncated_columns: z.boolean(),
+  })
+  .meta({ id: "SourceInfluenceMatrixPreview" });
+export type SourceInfluenceMatrixPreview = z.infer<typeof SourceInfluenceMatrixPreview>;
+
+export const TargetValidationScoreRow = z
+  .object({ id: z.string(), percentage_degs_significant: z.number().nullable() })
+  .meta({ id: "TargetValidationScoreRow" });
+
+export const DatasetSummarySchema = DatasetSummary.meta({ id: "DatasetSummary" });
+
+export const PredictionStatusResponse = z
+  .object({
+    prediction_id: Uuid,
+    status: JobStatusSchema,
+    created_at: DateTime,
+    started_at: DateTime.nullable(),
+    completed_at: DateTime.nullable(),
+    error_message: z.string().nullable(),
+    error_code: z.string().nullable().optional(),
+    error_detail: z.string().nullable().optional(),
+    label: z.string().nullable().optional(),
+    job_type: z.string().nullable().optional(),
+    target: z.string().nullable().optional(),
+    dataset_summary: DatasetSummarySchema.nullable().optional(),
+    results: z.array(PredictionResultRow).nullable().optional(),
+    source_influence_matrix: SourceInfluenceMatrixPreview.nullable().optional(),
+    artifacts: z.array(Artifact).nullable().optional(),
+    target_validation_score: TargetValidationScoreRow.nullable().optional(),
+    causal_paths: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
+    processing_step: z.string().nullable().optional(),
+    progress_pct: z.number().int().nullable().optional(),
+  })
+  .meta({ id: "PredictionStatusResponse" });
+export type PredictionStatusResponse = z.infer<typeof PredictionStatusResponse>;
+
+export const PredictResponse = z
+  .object({
+    prediction_id: Uuid,
+    status: JobStatusSchema,
+    estimated_completion: DateTime.nullable().optional(),
+  })
+  .meta({ id: "PredictResponse" });
+
+export const PredictionsListResponse = z
+  .object({ predictions: z.array(PredictionStatusResponse), next_cursor: z.string().nullable().optional() })
+  .meta({ id: "PredictionsListResponse" });
+
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+});
+
+export const StatusQuery = z.object({
+  max_rows: z.coerce.number().int().min(1).max(15000).default(15000),
+  max_source_influence_rows: z.coerce.number().int().min(1).max(50000).default(50000),
+  max_columns: z.coerce.number().int().min(1).max(512).default(512),
+  target: z.string().min(1).max(128).optional(),
+});
+
+export const MappedDegsResponse = z
+  .object({ prediction_id: Uuid, degs: z.array(z.string()) })
+  .meta({ id: "MappedDegsResponse" });
+
+export const DegsImpactedResponse = z
+  .object({
+    prediction_id: Uuid,
+    target: z.string().nullable(),
+    min_deg_fold_uniform: z.number().nullable(),
+    degs: z.array(z.string()),
+  })
+  .meta({ id: "DegsImpactedResponse" });
+
+export const CausalPathRow = z
+  .object({
+    deg: z.string(),
+    target: z.string(),
+    path: z.string(),
+    length: z.number().int().nullable(),
+    score_path_given_target: z.number().nullable(),
+    path_logFC: z.number().nullable(),
+    deg_logFC: z.number().nullable(),
+  })
+  .meta({ id: "CausalPathRow" });
+export type CausalPathRow = z.infer<typeof CausalPathRow>;
+
+export const CausalPathsResponse = z
+  .object({
+    prediction_id: Uuid,
+    degs: z.array(z.string()),
+    degs_total: z.number().int().min(0).default(0),
+    paths: z.array(CausalPathRow),
+  })
+  .meta({ id: "CausalPathsResponse" });
+
+export const IntermediaryQuery = z.object({
+  top_n_degs: z.coerce.number().int().min(1).max(10000),
+  deg: z.string().min(1).max(128).optional(),
+});
+
+export const IntermediaryProteinsResponse = z
+  .object({
+    prediction_id: Uuid,
+    top_n_degs: z.number().int(),
+    deg: z.string().nullable(),
+    proteins: z.array(z.string()),
+    n_paths_used: z.number().int().default(0),
+  })
+  .meta({ id: "IntermediaryProteinsResponse" });
+
+export const CausalGraphQuery = z.object({
+  top_n_degs: z.coerce.number().int().min(1).max(10000),
+  dpi: z.coerce.number().int().min(72).max(600).default(200),
+});
+
+// ── POST /v1/predictions form fields (multipart, validated by hand) ─────────────────────────
+
+const P = PredictionParams.shape;
+
+/** A form number: multipart fields are strings. Empty means absent. */
+const formNumber = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (v) => (v === "" || v === undefined ? undefined : typeof v === "string" ? Number(v) : v),
+    schema,
+  );
+const formNullableNumber = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (v) => (v === "" || v === undefined || v === "null" ? null : typeof v === "string" ? Number(v) : v),
+    schema,
+  );
+const formNullableString = (max: number) =>
+  z.preprocess((v) => (v === "" || v === undefined ? null : v), z.string().min(1).max(max).nullable());
+
+/** Text fields of the multipart body, with the contract's bounds and defaults (PredictionParams). */
+export const PredictionForm = z.object({
+  job_type: z.preprocess(
+    (v) => (v === "" || v === undefined ? undefined : v),
+    z.enum(["target_id", "target_validation"]).default("target_id"),
+  ),
+  target: formNullableString(128),
+  degs: z.string().optional(),
+  deg_significance_fold: formNumber(P.deg_significance_fold),
+  min_mean_expression: formNumber(P.min_mean_expression),
+  n_randomizations: formNumber(P.n_randomizations),
+  top_n_causal_degs: formNumber(P.top_n_causal_degs),
+  min_path_fraction: formNumber(P.min_path_fraction),
+  min_path_probability: formNumber(P.min_path_probability),
+  max_path_length: formNullableNumber(P.max_path_length),
+  min_degs_fold_uniform: formNullableNumber(P.min_degs_fold_uniform),
+  prefix: formNullableString(256),
+  model_version: formNullableString(128),
+  label: formNullableString(256),
+});
+export type PredictionForm = z.infer<typeof PredictionForm>;
+
+/** The degs field: a JSON array of 1..20,000 gene symbols. */
+export const DegList = z.array(z.string().min(1).max(64)).min(1).max(20_000);
+
+/** OpenAPI description of the multipart body (the type provider cannot validate multipart). */
+export const PredictionMultipartBody = z
+  .object({
+    dataset: z.string().meta({ format: "binary", description: "merged shape: one .h5ad file" }).optional(),
+    dataset_control: z
+      .string()
+      .meta({ format: "binary", description: "split shape: control .h5ad" })
+      .optional(),
+    dataset_pert: z
+      .string()
+      .meta({ format: "binary", description: "split shape: perturbed .h5ad" })
+      .optional(),
+    degs: z
+      .string()
+      .optional()
+      .meta({ description: "split shape: JSON array of HGNC gene symbols (1..20000)" }),
+    job_type: z.enum(["target_id", "target_validation"]).default("target_id"),
+    target: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: "protein entity id; required for target_validation" }),
+    deg_significance_fold: P.deg_significance_fold,
+    min_mean_expression: P.min_mean_expression,
+    n_randomizations: P.n_randomizations,
+    top_n_causal_degs: P.top_n_causal_degs,
+    min_path_fraction: P.min_path_fraction,
+    min_path_probability: P.min_path_probability,
+    max_path_length: z.number().int().min(1).nullable().optional(),
+    min_degs_fold_uniform: z.number().nullable().optional(),
+    prefix: z.string().max(256).nullable().optional(),
+    model_version: z.string().max(128).nullable().optional(),
+    label: z.string().max(256).nullable().optional(),
+  })
+  .meta({ id: "PredictionCreateForm" });

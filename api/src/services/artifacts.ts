@@ -1,0 +1,166 @@
+/**
+ * Reading a job's stored artifacts for the status and derived routes. Object keys come only
+ * from the result-file map the runner reported; clients never name a key.
+ */
+import { decodeNpyFloat32 } from "../../../runner/src/artifacts/npy.ts";
+import { booleanCell, numberCell, parseTsv } from "../../../runner/src/artifacts/tsv.ts";
+import { ObjectNotFound, type ObjectStore } from "../../../runner/src/storage/index.ts";
+import { z } from "zod";
+import type { ResultFileMap } from "../db/jobs.ts";
+import type { PredictionResultRow, SourceInfluenceMatrixPreview } from "../schemas/predictions.ts";
+
+/** An artifact listed by the runner but absent or unreadable in storage. */
+export class ArtifactMissing extends Error {
+  constructor(name: string) {
+    super(`artifact ${name} is missing`);
+    this.name = "ArtifactMissing";
+  }
+}
+
+/** Object storage did not answer (as opposed to a missing object): 503 on JSON routes, 500 on image routes. */
+export class StorageUnavailable extends Error {
+  constructor(cause: unknown) {
+    super("object storage unavailable", { cause });
+    this.name = "StorageUnavailable";
+  }
+}
+
+/** Reads an artifact by its stable name; null when the job has no such file. */
+export async function readArtifact(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  name: string,
+): Promise<Buffer | null> {
+  const key = files?.[name];
+  if (!key) return null;
+  try {
+    return await store.get(key);
+  } catch (err) {
+    if (err instanceof ObjectNotFound) return null;
+    throw new StorageUnavailable(err);
+  }
+}
+
+export async function readJsonArtifact(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  name: string,
+): Promise<unknown> {
+  const buf = await readArtifact(store, files, name);
+  if (buf === null) return undefined;
+  try {
+    return JSON.parse(buf.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const FULL_COLUMNS = [
+  "pvalue",
+  "z_score",
+  "protein_expressed",
+  "node_type",
+  "n_degs_significant",
+  "percentage_degs_significant",
+] as const;
+
+/** First `maxRows` rows of target_scores.tsv; public rows carry only id, score, rank, rank_percentage, is_deg. */
+export function resultRows(tsv: string, maxRows: number, full: boolean): PredictionResultRow[] {
+  const { columns, rows } = parseTsv(tsv);
+  const at = (name: string) => columns.indexOf(name);
+  const idx = {
+    id: at("id"),
+    score: at("score"),
+    rank: at("rank"),
+    rank_percentage: at("rank_percentage"),
+    is_deg: at("is_deg"),
+    pvalue: at("pvalue"),
+    z_score: at("z_score"),
+    protein_expressed: at("protein_expressed"),
+    node_type: at("node_type"),
+    n_degs_significant: at("n_degs_significant"),
+    percentage_degs_significant: at("percentage_degs_significant"),
+  };
+  const cell = (r: string[], i: number) => (i >= 0 ? r[i] : undefined);
+  const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
+  return rows.slice(0, maxRows).map((r) => {
+    const row: PredictionResultRow = {
+      id: cell(r, idx.id) ?? "",
+      score: finite(numberCell(cell(r, idx.score))) ?? 0,
+      rank: finite(numberCell(cell(r, idx.rank))),
+      rank_percentage: finite(numberCell(cell(r, idx.rank_percentage))),
+      is_deg: booleanCell(cell(r, idx.is_deg)),
+    };
+    if (full) {
+      for (const c of FULL_COLUMNS) {
+        const raw = cell(r, idx[c]);
+        if (c === "protein_expressed") row[c] = booleanCell(raw);
+        else if (c === "node_type") row[c] = raw === undefined || raw === "NA" ? null : raw;
+        else row[c] = finite(numberCell(raw));
+      }
+    }
+    return row;
+  });
+}
+
+/** The ids column of target_scores.tsv (causal-analysis target check). */
+export function targetIds(tsv: string): Set<string> {
+  const { columns, rows } = parseTsv(tsv);
+  const i = columns.indexOf("id");
+  return new Set(i < 0 ? [] : rows.map((r) => r[i] ?? ""));
+}
+
+/** One row by id, as a record of raw cells. */
+export function findTsvRow(tsv: string, id: string): Record<string, string> | null {
+  const { columns, rows } = parseTsv(tsv);
+  const i = columns.indexOf("id");
+  const row = rows.find((r) => r[i] === id);
+  return row ? Object.fromEntries(columns.map((c, j) => [c, row[j] ?? "NA"])) : null;
+}
+
+const MatrixIds = z.object({ row_ids: z.array(z.string()), column_ids: z.array(z.string()) });
+
+/** Top-left block of the source-influence matrix; NaN (and any non-finite value) becomes null. */
+export function matrixPreview(
+  npy: Buffer,
+  idsJson: unknown,
+  maxRows: number,
+  maxColumns: number,
+): SourceInfluenceMatrixPreview {
+  const ids = MatrixIds.parse(idsJson);
+  const m = decodeNpyFloat32(npy);
+  if (ids.row_ids.length !== m.rows || ids.column_ids.length !== m.cols)
+    throw new Error("matrix ids do not match its shape");
+  const nRows = Math.min(maxRows, m.rows);
+  const nCols = Math.min(maxColumns, m.cols);
+  const data: (number | null)[][] = [];
+  for (let i = 0; i < nRows; i++) {
+    const row: (number | null)[] = new Array<number | null>(nCols);
+    for (let j = 0; j < nCols; j++) {
+      const v = m.data[i * m.cols + j]!;
+      // 9 significant digits round-trip a float32 exactly, without float64 noise.
+      row[j] = Number.isFinite(v) ? Number(v.toPrecision(9)) : null;
+    }
+    data.push(row);
+  }
+  return {
+    row_ids: ids.row_ids.slice(0, nRows),
+    column_ids: ids.column_ids.slice(0, nCols),
+    data,
+    truncated_rows: m.rows > nRows,
+    truncated_columns: m.cols > nCols,
+  };
+}
+
+/** For the image routes, whose contract answers storage faults with a generic 500 (service-spec §4.8, §4.12). */
+export async function readArtifactOr500(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  name: string,
+): Promise<Buffer | null> {
+  try {
+    return await readArtifact(store, files, name);
+  } catch (err) {
+    throw err instanceof StorageUnavailable ? new Error("storage read failed", { cause: err }) : err;
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * Job lifecycle on the API side: applying runner callbacks, failing jobs (dispatch errors,
+ * crashed local runners, the stall sweeper), and the in-flight reservations that follow a
+ * prediction from submission to its end. PostgreSQL transitions come first (db/jobs.ts); the
+ * reservation release and the dispatcher's status mirror follow and are idempotent.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { FailureCode, JobKind, RunnerCallback } from "../../../runner/src/contract/index.ts";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import {
+  applyCompleted,
+  applyFailed,
+  applyProgress,
+  findStalled,
+  listUnfinished,
+  listUnfinishedPredictions,
+  type ResultFileMap,
+  type TransitionResult,
+} from "../db/jobs.ts";
+import type { Dispatcher } from "../dispatch/dispatcher.ts";
+import { limitKeys, type LimitStore } from "../limits/limit-store.ts";
+
+export interface JobServiceDeps {
+  config: Config;
+  db: Database;
+  limits: LimitStore;
+  dispatcher: () => Dispatcher;
+  now: () => Date;
+  log: FastifyBaseLogger;
+  /** Stops a local child (sweeper); no-op in cluster mode. */
+  cancel?: (jobId: string) => void;
+  /** Called once per job when it reaches a terminal state (metrics hook). */
+  onFinished?: (kind: JobKind, jobId: string) => void;
+}
+
+export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
+export const RESTARTED_MESSAGE =
+  "The service restarted while this job was queued or running. Please submit it again.";
+
+function fileMap(files: { name: string; key: string }[]): ResultFileMap {
+  return Object.fromEntries(files.map((f) => [f.name, f.key]));
+}
+
+export class JobService {
+  private readonly deps: JobServiceDeps;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(deps: JobServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** How long an in-flight reservation lives without a refresh: past the stall deadline. */
+  get reservationTtlMs(): number {
+    return (this.deps.config.jobStallSeconds + 300) * 1000;
+  }
+
+  /**
+   * Applies a verified callback. Returns whether it changed the job; duplicates, late and
+   * out-of-order callbacks change nothing. The current status is mirrored either way, so a
+   * retried callback also retries a mirror that failed the first time.
+   */
+  async applyCallback(cb: RunnerCallback): Promise<{ applied: boolean; found: boolean }> {
+    const { db, now } = this.deps;
+    const at = now();
+    let result: TransitionResult | null;
+    if (cb.status === "processing") {
+      result = await applyProgress(db, cb.kind, cb.job_id, {
+        step: cb.processing_step,
+        pct: cb.progress_pct,
+        attempt: cb.attempt,
+        now: at,
+      });
+      if (result && cb.kind === "prediction") {
+        // Keep the reservation alive as long as the job reports.
+        await this.deps.limits
+          .reserve(
+            limitKeys.inflight(result.account_id),
+            result.id,
+            Number.MAX_SAFE_INTEGER,
+            this.reservationTtlMs,
+            at.getTime(),
+          )
+          .catch((err: unknown) => this.deps.log.warn({ err }, "could not refresh in-flight reservation"));
+      }
+    } else if (cb.status === "completed") {
+      result = await applyCompleted(db, cb.kind, cb.job_id, {
+        resultFiles: fileMap(cb.result_files),
+        resultSets: cb.result_sets,
+        datasetSummary: cb.dataset_summary ?? null,
+        attempt: cb.attempt,
+        now: at,
+      });
+    } else {
+      result = await applyFailed(db, cb.kind, cb.job_id, {
+        code: cb.error_code,
+        message: cb.error_message,
+        detail: cb.error_detail ?? null,
+        billable: cb.billable,
+        resultFiles: fileMap(cb.result_files),
+        datasetSummary: cb.dataset_summary ?? null,
+        attempt: cb.attempt,
+        now: at,
+      });
+    }
+    const current = result ?? (await this.current(cb.kind, cb.job_id));
+    if (!current) return { applied: false, found: false };
+    if (current.status === "completed" || current.status === "failed")
+      await this.afterFinish(cb.kind, current, result !== null);
+    await this.mirror(cb.kind, current);
+    return { applied: result !== null, found: true };
+  }
+
+  /** Fails a job from the API side (dispatch failure, crashed runner, stall, restart). */
+  async fail(
+    kind: JobKind,
+    id: string,
+    code: FailureCode,
+    message: string,
+    options: { detail?: string | null; staleBefore?: Date } = {},
+  ): Promise<boolean> {
+    const result = await applyFailed(this.deps.db, kind, id, {
+      code,
+      message,
+      detail: options.detail ?? null,
+      billable: false,
+      resultFiles: {},
+      datasetSummary: null,
+      attempt: null,
+      now: this.deps.now(),
+      staleBefore: options.staleBefore,
+    });
+    if (!result) return false;
+    await this.afterFinish(kind, result, true);
+    await this.mirror(kind, result).catch((err: unknown) =>
+      this.deps.log.warn({ err }, "status mirror failed"),
+    );
+    return true;
+  }
+
+  /** Releases what a finished job held. */
+  private async afterFinish(kind: JobKind, job: TransitionResult, transitioned: boolean): Promise<void> {
+    if (transitioned) this.deps.onFinished?.(kind, job.id);
+    if (kind !== "prediction") return;
+    await this.deps.limits
+      .release(limitKeys.inflight(job.account_id), job.id)
+      .catch((err: unknown) => this.deps.log.warn({ err }, "could not release in-flight reservation"));
+  }
+
+  private async mirror(kind: JobKind, job: TransitionResult): Promise<void> {
+    await this.deps.dispatcher().mirrorStatus(
+      { kind, job_id: job.id },
+      {
+        status: job.status,
+        processing_step: job.processing_step,
+        progress_pct: job.progress_pct,
+        error_code: job.error_code,
+        error_message: job.error_message,
+      },
+    );
+  }
+
+  private async current(kind: JobKind, id: string): Promise<TransitionResult | null> {
+    const table = kind === "prediction" ? "predictions" : "causal_analyses";
+    const { rows } = await this.deps.db.query<TransitionResult>(
+      `SELECT id, account_id, status, processing_step, progress_pct, error_code, error_message FROM ${table} WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** One sweep: fails every job silent for longer than the stall deadline. Returns how many. */
+  async sweep(): Promise<number> {
+    const cutoff = new Date(this.deps.now().getTime() - this.deps.config.jobStallSeconds * 1000);
+    let failed = 0;
+    for (const kind of ["prediction", "causal_analysis"] as const) {
+      for (const id of await findStalled(this.deps.db, kind, cutoff)) {
+        if (await this.fail(kind, id, "job_stalled", STALLED_MESSAGE, { staleBefore: cutoff })) {
+          failed++;
+          this.deps.cancel?.(id);
+          this.deps.log.warn({ kind, job_id: id }, "job stalled; failed by the sweeper");
+        }
+      }
+    }
+    return failed;
+  }
+
+  startSweeper(): void {
+    const every = this.deps.config.sweepIntervalSeconds * 1000;
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((err: unknown) => this.deps.log.warn({ err }, "sweep failed"));
+    }, every);
+    this.sweeper.unref();
+  }
+
+  stopSweeper(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  /**
+   * At start: restore in-flight reservations from PostgreSQL (the in-memory store starts
+   * empty; Redis may have been flushed), and in local mode fail the jobs whose runner died
+   * with the previous process.
+   */
+  async recover(localDispatch: boolean): Promise<void> {
+    const { db, limits, now } = this.deps;
+    if (localDispatch) {
+      for (const kind of ["prediction", "causal_analysis"] as const) {
+        for (const id of await listUnfinished(db, kind))
+          await this.fail(kind, id, "job_stalled", RESTARTED_MESSAGE);
+      }
+    }
+    const at = now().getTime();
+    for (const p of await listUnfinishedPredictions(db)) {
+      // Restoring must not be refused by the limit itself: these jobs already exist.
+      await limits.reserve(
+        limitKeys.inflight(p.account_id),
+        p.id,
+        Number.MAX_SAFE_INTEGER,
+        this.reservationTtlMs,
+        at,
+      );
+    }
+  }
+}

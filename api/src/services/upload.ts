@@ -1,0 +1,126 @@
+/**
+ * Receives the multipart body of POST /v1/predictions: files stream to a per-request temp
+ * directory under a size cap (never into memory), text fields are collected under a field
+ * cap. Limit breaches are 413; malformed bodies and unexpected or repeated fields are 422.
+ */
+import { createWriteStream } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import type { FastifyRequest } from "fastify";
+import { PayloadTooLarge, RequestValidationError, invalid } from "../errors.ts";
+
+export const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
+export type FileField = (typeof FILE_FIELDS)[number];
+
+const TEXT_FIELDS = new Set([
+  "degs",
+  "job_type",
+  "target",
+  "deg_significance_fold",
+  "min_mean_expression",
+  "n_randomizations",
+  "top_n_causal_degs",
+  "min_path_fraction",
+  "min_path_probability",
+  "max_path_length",
+  "min_degs_fold_uniform",
+  "prefix",
+  "model_version",
+  "label",
+]);
+
+export interface ReceivedFile {
+  path: string;
+  filename: string;
+  bytes: number;
+}
+
+export interface ReceivedUpload {
+  fields: Record<string, string>;
+  files: Partial<Record<FileField, ReceivedFile>>;
+}
+
+export interface UploadLimits {
+  maxFileBytes: number;
+  maxFieldBytes: number;
+}
+
+const isFileField = (name: string): name is FileField => (FILE_FIELDS as readonly string[]).includes(name);
+
+function tooLarge(what: string): Error {
+  return new PayloadTooLarge(what);
+}
+
+/** Reads the whole multipart body into `dir`; throws 413/422 errors of errors.ts. */
+export async function receiveUpload(
+  request: FastifyRequest,
+  dir: string,
+  limits: UploadLimits,
+): Promise<ReceivedUpload> {
+  if (!request.isMultipart())
+    throw invalid(["body"], "the request body must be multipart/form-data", "content_type");
+  const out: ReceivedUpload = { fields: {}, files: {} };
+  const parts = request.parts({
+    limits: {
+      fileSize: limits.maxFileBytes,
+      fieldSize: limits.maxFieldBytes,
+      files: FILE_FIELDS.length,
+      fields: TEXT_FIELDS.size,
+      parts: FILE_FIELDS.length + TEXT_FIELDS.size,
+      headerPairs: 100,
+    },
+  });
+  try {
+    for await (const part of parts) {
+      if (part.type === "file") {
+        if (!isFileField(part.fieldname)) {
+          part.file.resume();
+          throw invalid(["body", part.fieldname], "unexpected file field", "extra_forbidden");
+        }
+        if (out.files[part.fieldname]) {
+          part.file.resume();
+          throw invalid(["body", part.fieldname], "field given more than once", "value_error");
+        }
+        const path = join(dir, `${part.fieldname}.h5ad`);
+        await pipeline(part.file, createWriteStream(path));
+        if (part.file.truncated)
+          throw tooLarge(`The file ${part.fieldname} exceeds ${limits.maxFileBytes} bytes.`);
+        out.files[part.fieldname] = { path, filename: part.filename, bytes: part.file.bytesRead };
+      } else {
+        if (part.valueTruncated)
+          throw tooLarge(`The field ${part.fieldname} exceeds ${limits.maxFieldBytes} bytes.`);
+        if (isFileField(part.fieldname))
+          throw invalid(["body", part.fieldname], "expected a file upload", "value_error");
+        if (!TEXT_FIELDS.has(part.fieldname)) continue; // unknown text fields are ignored, like any form handler
+        if (part.fieldname in out.fields)
+          throw invalid(["body", part.fieldname], "field given more than once", "value_error");
+        out.fields[part.fieldname] = typeof part.value === "string" ? part.value : String(part.value);
+      }
+    }
+  } catch (err) {
+    throw mapMultipartError(err, limits);
+  }
+  return out;
+}
+
+function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
+  if (err instanceof RequestValidationError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && code.toLowerCase() === "payload_too_large") return err;
+  switch (code) {
+    case "FST_REQ_FILE_TOO_LARGE":
+      return tooLarge(`An uploaded file exceeds ${limits.maxFileBytes} bytes.`);
+    case "FST_FILES_LIMIT":
+      return tooLarge(`At most ${FILE_FIELDS.length} files may be uploaded.`);
+    case "FST_FIELDS_LIMIT":
+    case "FST_PARTS_LIMIT":
+      return tooLarge("The form has too many fields.");
+    case "FST_INVALID_MULTIPART_CONTENT_TYPE":
+      return invalid(["body"], "the request body must be multipart/form-data", "content_type");
+    case "FST_PROTO_VIOLATION":
+      return invalid(["body"], "invalid field name", "value_error");
+    default:
+      // busboy parse errors (truncated or malformed body) and client aborts.
+      return invalid(["body"], "malformed multipart body", "value_error");
+  }
+}
