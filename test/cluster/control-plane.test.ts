@@ -1,0 +1,172 @@
+// Proves the cluster harness: a real API server and Job controller, the kubelet double running Pods
+// as local processes, and RBAC enforced for ServiceAccounts.
+import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Job } from "@kubernetes/client-node";
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
+import {
+  startKubeletDouble,
+  TERMINATION_REASON_ANNOTATION,
+  type KubeletDouble,
+} from "../harness/kubelet-double.ts";
+import { injectKube } from "../harness/vitest.ts";
+
+const kube = injectKube();
+const kc = loadKubeConfig(kube);
+const core = kc.makeApiClient(CoreV1Api);
+const batch = kc.makeApiClient(BatchV1Api);
+const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+const namespace = `cp-${randomBytes(3).toString("hex")}`;
+
+function job(name: string, script: string, annotations: Record<string, string> = {}): V1Job {
+  return {
+    metadata: { name, namespace },
+    spec: {
+      backoffLimit: 0,
+      template: {
+        metadata: { annotations },
+        spec: {
+          restartPolicy: "Never",
+          containers: [
+            {
+              name: "main",
+              image: "causeway-runner:test",
+              command: ["node", "-e", script],
+              env: [
+                { name: "GREETING", valueFrom: { secretKeyRef: { name: "job-secret", key: "greeting" } } },
+                { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Polls the Job until it has a True condition of one of `types`; returns that condition's type and reason. */
+async function waitForJob(
+  name: string,
+  types: readonly string[],
+  timeoutMs = 90_000,
+): Promise<{ type: string; reason: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const current = await batch.readNamespacedJob({ name, namespace });
+    const done = current.status?.conditions?.find((c) => types.includes(c.type) && c.status === "True");
+    if (done) return { type: done.type, reason: done.reason ?? "" };
+    if (Date.now() > deadline)
+      throw new Error(`job ${name} did not reach ${types.join("/")}: ${JSON.stringify(current.status)}`);
+    await sleep(250);
+  }
+}
+
+async function podOf(jobName: string) {
+  const pods = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${jobName}` });
+  expect(pods.items).toHaveLength(1);
+  const pod = pods.items[0];
+  if (!pod) throw new Error("no pod");
+  return pod;
+}
+
+describe(`control plane ${kube.version}`, () => {
+  let kubelet: KubeletDouble;
+
+  beforeAll(async () => {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: "job-secret" }, stringData: { greeting: "hello" } },
+    });
+    kubelet = await startKubeletDouble({ kubeconfigPath: kube.kubeconfigPath, namespace });
+  });
+
+  afterAll(async () => {
+    await kubelet?.stop();
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  });
+
+  it("completes a Job: the Job controller creates a Pod and the kubelet double runs it", async () => {
+    // Exits 0 only if the env came through (Secret via secretKeyRef, downward API via fieldRef).
+    await batch.createNamespacedJob({
+      namespace,
+      body: job(
+        "ok",
+        "process.exit(process.env.GREETING === 'hello' && process.env.POD_NAME?.startsWith('ok-') ? 0 : 3)",
+      ),
+    });
+    expect(await waitForJob("ok", ["Complete", "Failed"])).toMatchObject({ type: "Complete" });
+    const pod = await podOf("ok");
+    expect(pod.status?.phase).toBe("Succeeded");
+    expect(pod.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 0,
+      reason: "Completed",
+    });
+    expect((await batch.readNamespacedJob({ name: "ok", namespace })).status?.succeeded).toBe(1);
+  });
+
+  it("fails a Job whose Pod exits non-zero", async () => {
+    await batch.createNamespacedJob({ namespace, body: job("bad", "process.exit(2)") });
+    expect(await waitForJob("bad", ["Complete", "Failed"])).toEqual({
+      type: "Failed",
+      reason: "BackoffLimitExceeded",
+    });
+    const pod = await podOf("bad");
+    expect(pod.status?.phase).toBe("Failed");
+    expect(pod.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 2,
+      reason: "Error",
+    });
+  });
+
+  it("reports OOMKilled when the Pod asks for it", async () => {
+    await batch.createNamespacedJob({
+      namespace,
+      body: job("oom", "process.exit(137)", { [TERMINATION_REASON_ANNOTATION]: "OOMKilled" }),
+    });
+    expect(await waitForJob("oom", ["Complete", "Failed"])).toMatchObject({ type: "Failed" });
+    const pod = await podOf("oom");
+    expect(pod.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 137,
+      reason: "OOMKilled",
+    });
+  });
+
+  it("enforces RBAC: a ServiceAccount without rights cannot create Jobs until a Role allows it", async () => {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "limited" } } });
+    const sa = await serviceAccountKubeconfig(kube, { namespace, name: "limited" });
+    expect(sa.username).toBe(`system:serviceaccount:${namespace}:limited`);
+    const asSa = loadKubeConfig(sa).makeApiClient(BatchV1Api);
+    const attempt = () => asSa.createNamespacedJob({ namespace, body: job("by-sa", "process.exit(0)") });
+    await expect(attempt()).rejects.toMatchObject({ code: 403 });
+
+    await rbac.createNamespacedRole({
+      namespace,
+      body: {
+        metadata: { name: "job-creator" },
+        rules: [{ apiGroups: ["batch"], resources: ["jobs"], verbs: ["create", "get"] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: "job-creator" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "job-creator" },
+        subjects: [{ kind: "ServiceAccount", name: "limited", namespace }],
+      },
+    });
+    // The authorizer's RBAC cache follows the binding within moments.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        await attempt();
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await sleep(200);
+      }
+    }
+    expect(await waitForJob("by-sa", ["Complete", "Failed"])).toMatchObject({ type: "Complete" });
+  });
+});
