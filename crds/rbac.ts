@@ -1,0 +1,32 @@
+/**
+ * RBAC rules of the operator and the API: the verbs each one uses and nothing more. The
+ * generator writes them into the chart (charts/causeway/files/rbac/), so the chart and the
+ * cluster tests apply the same rules.
+ */
+import { GROUP, RESOURCES } from "./types.ts";
+
+/** A PolicyRule (rbac.authorization.k8s.io/v1). */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+const plurals = [RESOURCES.prediction.plural, RESOURCES.causal_analysis.plural];
+
+/** The operator: reads resources, writes their status, owns Jobs, Secrets, Events and its Lease. */
+export const OPERATOR_RULES: PolicyRule[] = [
+  { apiGroups: [GROUP], resources: plurals, verbs: ["get", "list", "watch"] },
+  { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["get", "patch"] },
+  { apiGroups: ["batch"], resources: ["jobs"], verbs: ["create", "get", "list", "watch", "delete"] },
+  { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "delete"] },
+  { apiGroups: [""], resources: ["pods"], verbs: ["list", "watch"] },
+  { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+];
+
+/** The API: creates resources (dispatch) and mirrors runner callbacks into their status. */
+export const API_RULES: PolicyRule[] = [
+  { apiGroups: [GROUP], resources: plurals, verbs: ["create", "get"] },
+  { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["get", "patch"] },
+];

@@ -1,0 +1,135 @@
+/**
+ * The operator process: configuration → client → leader election → controller, with health
+ * and metrics served from the start and a graceful shutdown on SIGTERM/SIGINT (the lease is
+ * released so a successor need not wait for it to expire).
+ */
+import { KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { pino, type Logger } from "pino";
+import { jobFeatures, loadConfig } from "./config.ts";
+import { systemClock } from "./runtime/clock.ts";
+import { Controller } from "./runtime/controller.ts";
+import { EventRecorder } from "./runtime/events.ts";
+import { startHealthServer } from "./runtime/health.ts";
+import { ClientNodeGateway, KubeLeaseStore } from "./runtime/kube.ts";
+import { LeaderElector } from "./runtime/lease.ts";
+import { OperatorMetrics } from "./runtime/metrics.ts";
+import { initTracing } from "../../runner/src/telemetry/tracing.ts";
+
+/** The server's minor version (decides optional Job fields); retried, since the apiserver may still be starting. */
+async function serverMinor(kc: KubeConfig, log: Logger): Promise<number> {
+  const api = kc.makeApiClient(VersionApi);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const info = await api.getCode();
+      return Number.parseInt(info.minor.replace(/\D+$/, ""), 10) || 0;
+    } catch (err) {
+      if (attempt >= 10) throw err;
+      log.warn({ err, attempt }, "cannot read the server version yet");
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 500 * 2 ** attempt)));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const cfg = loadConfig();
+  // Off unless OTEL_* variables ask for an exporter.
+  const tracing = initTracing("causeway-operator");
+  const log = pino({ level: cfg.env.LOG_LEVEL, base: { component: "operator", pod: cfg.env.POD_NAME } });
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  const clock = systemClock;
+  const metrics = new OperatorMetrics();
+  const gateway = new ClientNodeGateway(kc);
+  const minor = await serverMinor(kc, log);
+  const features = jobFeatures(cfg.env.POD_FAILURE_POLICY, minor);
+  log.info({ serverMinor: minor, ...features, namespace: cfg.namespace }, "starting");
+
+  const controller = new Controller({
+    kc,
+    namespace: cfg.namespace,
+    gateway,
+    config: { ...cfg.reconcile, ...features },
+    clock,
+    log,
+    metrics,
+    recorder: new EventRecorder({ gateway, clock, log, instance: cfg.env.POD_NAME }),
+    concurrency: cfg.env.CONCURRENCY,
+    relistIntervalMs: cfg.env.RELIST_SECONDS * 1000,
+    staleAfterMs: cfg.env.WATCH_STALE_SECONDS * 1000,
+  });
+
+  let running = false;
+  let stopping = false;
+  const health = await startHealthServer(
+    cfg.env.HTTP_PORT,
+    {
+      unhealthy: () => {
+        if (!running) return null;
+        if (controller.staleInformers() > 0) return "watch stale";
+        const oldest = controller.queue.oldestWaitingSince();
+        if (oldest !== null && clock.now() - oldest > cfg.env.QUEUE_STUCK_SECONDS * 1000)
+          return "queue stuck";
+        return null;
+      },
+      notReady: () =>
+        stopping ? "shutting down" : running && !controller.synced ? "caches not synced" : null,
+    },
+    metrics.registry,
+  );
+
+  const startController = () => {
+    if (running || stopping) return;
+    running = true;
+    metrics.leader.set(1);
+    log.info("leading: starting controller");
+    controller.start().catch((err: unknown) => log.error({ err }, "controller failed to start"));
+  };
+
+  const elector = cfg.env.LEADER_ELECT
+    ? new LeaderElector({
+        identity: cfg.env.POD_NAME,
+        store: new KubeLeaseStore(kc, cfg.env.POD_NAMESPACE, cfg.env.LEASE_NAME),
+        clock,
+        leaseDurationMs: cfg.env.LEASE_DURATION_SECONDS * 1000,
+        renewDeadlineMs: cfg.env.RENEW_DEADLINE_SECONDS * 1000,
+        retryPeriodMs: cfg.env.RETRY_PERIOD_SECONDS * 1000,
+        onStartedLeading: startController,
+        // Like controller-runtime: a replica that lost its lease exits rather than keep acting.
+        onStoppedLeading: () => {
+          metrics.leader.set(0);
+          if (!stopping) {
+            log.error("lost the leader lease; exiting");
+            void shutdown(1);
+          }
+        },
+        onError: (err) => log.warn({ err }, "leader election error"),
+      })
+    : null;
+
+  async function shutdown(code: number): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down");
+    const deadline = setTimeout(() => process.exit(code || 1), 20_000).unref();
+    try {
+      await controller.stop();
+      await elector?.release();
+      await tracing.shutdown();
+    } catch (err) {
+      log.error({ err }, "error during shutdown");
+    }
+    health.close();
+    clearTimeout(deadline);
+    process.exit(code);
+  }
+
+  process.once("SIGTERM", () => void shutdown(0));
+  process.once("SIGINT", () => void shutdown(0));
+  if (elector) elector.start();
+  else startController();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

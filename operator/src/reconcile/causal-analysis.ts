@@ -1,0 +1,26 @@
+/**
+ * Reconcile decision for a CausalAnalysis: validate the spec against the contract, then run
+ * the shared runner-Job decision.
+ */
+import { CausalAnalysisJobSpec } from "../../../runner/src/contract/index.ts";
+import type { CausalAnalysisResource } from "../../../crds/types.ts";
+import { reconcileRunnerJob } from "./runner-job.ts";
+import type { Decision, Observed, ReconcileConfig } from "./types.ts";
+
+/** Why a CausalAnalysis spec cannot run, or null. */
+export function causalAnalysisSpecError(spec: unknown): string | null {
+  const parsed = CausalAnalysisJobSpec.safeParse(spec);
+  if (!parsed.success) {
+    return parsed.error.issues.map((i) => `${i.path.join(".") || "spec"}: ${i.message}`).join("; ");
+  }
+  if (Object.keys(parsed.data.prediction_artifacts).length === 0) return "prediction_artifacts is empty";
+  return null;
+}
+
+/** The pure reconcile decision for one CausalAnalysis. */
+export function reconcileCausalAnalysis(
+  obs: Observed<CausalAnalysisResource>,
+  config: ReconcileConfig,
+): Decision {
+  return reconcileRunnerJob(obs, config, causalAnalysisSpecError(obs.resource.spec));
+}

@@ -1,0 +1,452 @@
+import { describe, expect, it } from "vitest";
+import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import {
+  aCausalAnalysis,
+  aJob,
+  aPod,
+  aPrediction,
+  at,
+  JOB_ID,
+  T0,
+  testConfig,
+} from "../../../test/builders/prediction.ts";
+import type { PredictionResource } from "../../../crds/types.ts";
+import { reconcilePrediction } from "./prediction.ts";
+import { reconcileCausalAnalysis } from "./causal-analysis.ts";
+import type { Decision } from "./types.ts";
+
+const config = testConfig();
+const JOB = `cw-pred-${JOB_ID}`;
+
+interface WantStatus {
+  phase: string;
+  conditions: Record<string, string>;
+  errorCode?: string;
+}
+
+interface Case {
+  name: string;
+  resource: PredictionResource;
+  job: V1Job | null;
+  pods?: V1Pod[];
+  now?: Date;
+  /** Expected status summary, or null for "no status write". */
+  wantStatus: WantStatus | null;
+  /** Jobs that exist after the actions ran. */
+  wantJobs: number;
+  wantEvents: string[];
+  wantActions?: string[];
+  wantRequeueMs?: number | null;
+}
+
+const created = () => aPrediction().created();
+const job = (r: PredictionResource) => aJob(r);
+
+function summary(d: Decision): WantStatus | null {
+  if (!d.status) return null;
+  const conditions = Object.fromEntries(
+    (d.status.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]),
+  );
+  return {
+    phase: d.status.phase ?? "",
+    conditions,
+    ...(d.status.failure ? { errorCode: d.status.failure.errorCode } : {}),
+  };
+}
+
+function jobsAfter(before: V1Job | null, d: Decision): number {
+  let n = before ? 1 : 0;
+  for (const a of d.actions) {
+    // A create of an existing name is a 409 (success, no new Job).
+    if (a.type === "createJob" && n === 0) n = 1;
+    if (a.type === "deleteJob") n = 0;
+  }
+  return n;
+}
+
+const cases: Case[] = [
+  {
+    name: "new resource: creates the Secret and exactly one Job",
+    resource: aPrediction().build(),
+    job: null,
+    wantStatus: { phase: "Pending", conditions: { Created: "True/JobCreated", Running: "False/JobPending" } },
+    wantJobs: 1,
+    wantEvents: ["JobCreated"],
+    wantActions: ["createSecret", "createJob"],
+    wantRequeueMs: 300_000,
+  },
+  {
+    name: "Job exists, pod not started yet: nothing to write, requeue at the pending timeout",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().build()],
+    now: at(100),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantRequeueMs: 200_000,
+  },
+  {
+    name: "crash after Job create, before status write: adopts the Job instead of creating another",
+    resource: aPrediction().build(),
+    job: job(aPrediction().build()).build(),
+    now: at(5),
+    wantStatus: { phase: "Pending", conditions: { Created: "True/JobCreated", Running: "False/JobPending" } },
+    wantJobs: 1,
+    wantEvents: ["JobCreated"],
+    wantActions: [],
+  },
+  {
+    name: "pod running: Processing",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().running(at(20)).build()],
+    now: at(30),
+    wantStatus: {
+      phase: "Processing",
+      conditions: { Created: "True/JobCreated", Running: "True/PodRunning" },
+    },
+    wantJobs: 1,
+    wantEvents: ["PodRunning"],
+    wantRequeueMs: 60_000,
+  },
+  {
+    name: "Job complete: Completed and the Secret is deleted",
+    resource: created().status({ phase: "Processing" }).build(),
+    job: job(created().build()).condition("Complete").build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: ["deleteSecret"],
+    wantRequeueMs: null,
+  },
+  {
+    name: "runner exit 3 (reported failure): Failed without an operator error code",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().terminated(3, "Error", "target_not_reachable").build()],
+    wantStatus: { phase: "Failed", conditions: { Created: "True/JobCreated", Failed: "True/RunnerFailed" } },
+    wantJobs: 1,
+    wantEvents: ["RunnerFailed"],
+    wantActions: ["deleteSecret"],
+    wantRequeueMs: 30_000,
+  },
+  {
+    name: "deadline exceeded: deadline_exceeded",
+    resource: created().build(),
+    job: job(created().build())
+      .condition("Failed", "DeadlineExceeded", "Job was active longer than specified deadline")
+      .build(),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/DeadlineExceeded" },
+      errorCode: "deadline_exceeded",
+    },
+    wantJobs: 1,
+    wantEvents: ["DeadlineExceeded"],
+  },
+  {
+    name: "deadline seen early through FailureTarget (>= 1.31), pods still terminating",
+    resource: created().status({ phase: "Processing" }).build(),
+    job: job(created().build()).condition("FailureTarget", "DeadlineExceeded").build(),
+    now: at(400),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/DeadlineExceeded" },
+      errorCode: "deadline_exceeded",
+    },
+    wantJobs: 1,
+    wantEvents: ["DeadlineExceeded"],
+  },
+  {
+    name: "between attempts (a pod failed, no replacement yet): not a pending timeout",
+    resource: created().status({ phase: "Processing" }).build(),
+    job: (() => {
+      const j = job(created().build()).build();
+      j.status = { failed: 1 };
+      return j;
+    })(),
+    now: at(1000),
+    wantStatus: {
+      phase: "Processing",
+      conditions: { Created: "True/JobCreated", Running: "True/PodRunning" },
+    },
+    wantJobs: 1,
+    wantEvents: [],
+  },
+  {
+    name: "OOM kill exhausts retries: out_of_memory",
+    resource: created().build(),
+    job: job(created().build()).condition("Failed", "BackoffLimitExceeded").build(),
+    pods: [aPod().terminated(137, "OOMKilled").build()],
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/OOMKilled" },
+      errorCode: "out_of_memory",
+    },
+    wantJobs: 1,
+    wantEvents: ["OOMKilled"],
+  },
+  {
+    name: "crash exhausts retries: internal_error",
+    resource: created().build(),
+    job: job(created().build()).condition("Failed", "BackoffLimitExceeded").build(),
+    pods: [aPod().terminated(1, "Error").build()],
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/RunnerCrashed" },
+      errorCode: "internal_error",
+    },
+    wantJobs: 1,
+    wantEvents: ["RunnerCrashed"],
+  },
+  {
+    name: "eviction exhausts retries: PodEvicted",
+    resource: created().build(),
+    job: job(created().build()).condition("Failed", "BackoffLimitExceeded").build(),
+    pods: [aPod().evicted("The node was low on resource: memory.").build()],
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/PodEvicted" },
+      errorCode: "internal_error",
+    },
+    wantJobs: 1,
+    wantEvents: ["PodEvicted"],
+  },
+  {
+    name: "image pull backoff before the timeout: still Pending",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().waiting("ImagePullBackOff", "Back-off pulling image").build()],
+    now: at(60),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+  },
+  {
+    name: "image pull backoff past the timeout: ImagePullFailed, then the active Job is stopped",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().waiting("ImagePullBackOff", "Back-off pulling image").build()],
+    now: at(301),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/ImagePullFailed" },
+      errorCode: "job_stalled",
+    },
+    wantJobs: 1,
+    wantEvents: ["ImagePullFailed"],
+    wantRequeueMs: 30_000,
+  },
+  {
+    name: "invalid image name fails at once",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().waiting("InvalidImageName", "bad ref").build()],
+    now: at(10),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/ImagePullFailed" },
+      errorCode: "job_stalled",
+    },
+    wantJobs: 1,
+    wantEvents: ["ImagePullFailed"],
+  },
+  {
+    name: "unschedulable past the timeout: PodUnschedulable",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().unschedulable("0/3 nodes are available: 3 Insufficient memory.").build()],
+    now: at(400),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/PodUnschedulable" },
+      errorCode: "job_stalled",
+    },
+    wantJobs: 1,
+    wantEvents: ["PodUnschedulable"],
+  },
+  {
+    name: "no pod at all past the timeout: PodPendingTimeout",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    now: at(300),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/PodPendingTimeout" },
+      errorCode: "job_stalled",
+    },
+    wantJobs: 1,
+    wantEvents: ["PodPendingTimeout"],
+  },
+  {
+    name: "runner reported completion (mirrored by the API): Completed",
+    resource: created()
+      .reported({ status: "completed", progressPct: 100, processingStep: "results_uploaded" })
+      .build(),
+    job: job(created().build()).build(),
+    pods: [aPod().running().build()],
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/RunnerReportedCompletion" },
+    },
+    wantJobs: 1,
+    wantEvents: ["RunnerReportedCompletion"],
+    wantRequeueMs: 30_000,
+  },
+  {
+    name: "runner reported failure: Failed, the code stays the API's",
+    resource: created()
+      .reported({ status: "failed", errorCode: "no_degs_detected", errorMessage: "No DEGs" })
+      .build(),
+    job: job(created().build()).build(),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/RunnerReportedFailure" },
+    },
+    wantJobs: 1,
+    wantEvents: ["RunnerReportedFailure"],
+  },
+  {
+    name: "terminal, Job still active within the grace: wait",
+    resource: created().status({ phase: "Failed", completionTime: T0.toISOString() }).build(),
+    job: job(created().build()).build(),
+    now: at(10),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantRequeueMs: 20_000,
+  },
+  {
+    name: "terminal, Job still active after the grace: delete it",
+    resource: created().status({ phase: "Failed", completionTime: T0.toISOString() }).build(),
+    job: job(created().build()).build(),
+    now: at(31),
+    wantStatus: null,
+    wantJobs: 0,
+    wantEvents: ["JobDeleted"],
+    wantActions: ["deleteJob"],
+  },
+  {
+    name: "terminal and finished: nothing to do (TTL is the Job's own)",
+    resource: created().status({ phase: "Completed", completionTime: T0.toISOString() }).build(),
+    job: job(created().build()).condition("Complete").build(),
+    now: at(1000),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantRequeueMs: null,
+  },
+  {
+    name: "Job vanished before finishing: JobMissing",
+    resource: created().build(),
+    job: null,
+    now: at(50),
+    wantStatus: {
+      phase: "Failed",
+      conditions: { Created: "True/JobCreated", Failed: "True/JobMissing" },
+      errorCode: "internal_error",
+    },
+    wantJobs: 0,
+    wantEvents: ["JobMissing"],
+  },
+  {
+    name: "a same-named Job of an earlier resource: wait for its garbage collection",
+    resource: aPrediction().build(),
+    job: job(aPrediction().build()).ownedBy("old-uid").build(),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: ["JobConflict"],
+    wantActions: [],
+    wantRequeueMs: 5_000,
+  },
+  {
+    name: "target_validation without a target: InvalidSpec, no Job",
+    resource: aPrediction({ job_type: "target_validation" }).build(),
+    job: null,
+    wantStatus: { phase: "Failed", conditions: { Failed: "True/InvalidSpec" }, errorCode: "internal_error" },
+    wantJobs: 0,
+    wantEvents: ["InvalidSpec"],
+    wantActions: ["deleteSecret"],
+  },
+];
+
+describe("reconcilePrediction", () => {
+  it.each(cases)("$name", (c) => {
+    const d = reconcilePrediction(
+      { resource: c.resource, job: c.job, pods: c.pods ?? [], now: c.now ?? T0 },
+      config,
+    );
+    expect(summary(d)).toEqual(c.wantStatus);
+    expect(jobsAfter(c.job, d)).toBe(c.wantJobs);
+    expect(d.events.map((e) => e.reason)).toEqual(c.wantEvents);
+    if (c.wantActions) expect(d.actions.map((a) => a.type)).toEqual(c.wantActions);
+    if (c.wantRequeueMs !== undefined) expect(d.requeueAfterMs).toBe(c.wantRequeueMs);
+  });
+
+  it("is idempotent: a second pass over its own status writes nothing", () => {
+    const resource = created().build();
+    const j = job(resource).build();
+    const pods = [aPod().running(at(20)).build()];
+    const first = reconcilePrediction({ resource, job: j, pods, now: at(30) }, config);
+    expect(first.status).not.toBeNull();
+    resource.status = { ...resource.status, ...first.status };
+    const second = reconcilePrediction({ resource, job: j, pods, now: at(90) }, config);
+    expect(second.status).toBeNull();
+    expect(second.events).toEqual([]);
+  });
+
+  it("keeps lastTransitionTime of unchanged conditions", () => {
+    const resource = created().build();
+    const d = reconcilePrediction(
+      { resource, job: job(resource).build(), pods: [aPod().running().build()], now: at(30) },
+      config,
+    );
+    const createdCond = d.status?.conditions?.find((c) => c.type === "Created");
+    const running = d.status?.conditions?.find((c) => c.type === "Running");
+    expect(createdCond?.lastTransitionTime).toBe(T0.toISOString());
+    expect(running?.lastTransitionTime).toBe(at(30).toISOString());
+  });
+
+  it("never mutates the observed resource", () => {
+    const resource = created().build();
+    const before = structuredClone(resource);
+    reconcilePrediction(
+      { resource, job: job(resource).build(), pods: [aPod().running().build()], now: at(30) },
+      config,
+    );
+    expect(resource).toEqual(before);
+  });
+
+  it("a retry pod waiting to start keeps the job Processing", () => {
+    const resource = created().status({ phase: "Processing" }).build();
+    const pods = [aPod("p1", T0).terminated(1).build(), aPod("p2", at(60)).build()];
+    const d = reconcilePrediction({ resource, job: job(resource).build(), pods, now: at(70) }, config);
+    expect(d.status?.phase ?? "Processing").toBe("Processing");
+    expect(d.requeueAfterMs).toBe(290_000);
+  });
+});
+
+describe("reconcileCausalAnalysis", () => {
+  it("creates a cw-ca Job for a new resource", () => {
+    const d = reconcileCausalAnalysis({ resource: aCausalAnalysis(), job: null, pods: [], now: T0 }, config);
+    const create = d.actions.find((a) => a.type === "createJob");
+    expect(create?.type === "createJob" && create.job.metadata?.name).toBe(`cw-ca-${JOB_ID}`);
+    expect(d.status?.phase).toBe("Pending");
+  });
+
+  it("rejects a spec without prediction artifacts", () => {
+    const d = reconcileCausalAnalysis(
+      { resource: aCausalAnalysis({ prediction_artifacts: {} }), job: null, pods: [], now: T0 },
+      config,
+    );
+    expect(d.status?.conditions?.find((c) => c.type === "Failed")?.reason).toBe("InvalidSpec");
+    expect(d.actions.some((a) => a.type === "createJob")).toBe(false);
+  });
+});
+
+void JOB;

@@ -1,0 +1,216 @@
+/**
+ * The reconcile decision shared by both kinds, shaped like Kubeflow trainer's: terminal →
+ * cleanup only; no Job → create it (deterministic name, 409 is success); otherwise derive
+ * phase and conditions from the Job, its pods and the runner's reports; write status once,
+ * only when it changed; requeue on the next clock that matters.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { V1Job } from "@kubernetes/client-node";
+import type { FailureCode } from "../../../runner/src/contract/index.ts";
+import { removeCondition, setCondition } from "../../../crds/conditions.ts";
+import { CONDITION_TYPES, type CausewayStatus, type Phase } from "../../../crds/types.ts";
+import { buildJob, buildSecret, childNames, isControlledBy } from "./job.ts";
+import { jobOutcome } from "./outcome.ts";
+import {
+  REASONS,
+  type Action,
+  type Decision,
+  type EventSpec,
+  type Observed,
+  type ReconcileConfig,
+} from "./types.ts";
+
+/** The status fields the operator owns; `reported` belongs to the API. */
+export type OperatorStatus = Omit<CausewayStatus, "reported">;
+
+/** Wait this long for a Job of an earlier resource with the same name to be garbage-collected. */
+const CONFLICT_RETRY_MS = 5_000;
+
+/** Completed and Failed are final: only cleanup follows. */
+export function isTerminal(phase: Phase | undefined): boolean {
+  return phase === "Completed" || phase === "Failed";
+}
+
+function isJobFinished(job: V1Job): boolean {
+  return (job.status?.conditions ?? []).some(
+    (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
+  );
+}
+
+/** The operator-owned part of a status. */
+export function operatorStatus(status: CausewayStatus | undefined): OperatorStatus {
+  const copy: CausewayStatus = structuredClone(status ?? {});
+  delete copy.reported;
+  return copy;
+}
+
+/** A terminal resource: only stop a Job that still runs (after a grace, so a finishing runner can exit). */
+function cleanup(obs: Observed, config: ReconcileConfig): Decision {
+  const { job, resource, now } = obs;
+  const none: Decision = { actions: [], status: null, events: [], requeueAfterMs: null };
+  if (!job || !isControlledBy(job, resource) || isJobFinished(job) || job.metadata?.deletionTimestamp)
+    return none;
+  const completedAt = new Date(resource.status?.completionTime ?? now.toISOString()).getTime();
+  const deleteAt = completedAt + config.terminalGraceSeconds * 1000;
+  if (now.getTime() < deleteAt) return { ...none, requeueAfterMs: deleteAt - now.getTime() };
+  const name = job.metadata?.name ?? "";
+  return {
+    ...none,
+    actions: [{ type: "deleteJob", name }],
+    events: [
+      { type: "Normal", reason: REASONS.jobDeleted, note: `Deleted Job ${name}, which outlived the result` },
+    ],
+  };
+}
+
+/** Builds the next status from the previous one; every transition goes through here. */
+class Next {
+  readonly status: OperatorStatus;
+  readonly events: EventSpec[] = [];
+  readonly actions: Action[] = [];
+  requeueAfterMs: number | null = null;
+  /** Set when this pass must not write status at all (it is waiting on something else). */
+  hold = false;
+  private readonly prevPhase: Phase | undefined;
+  private readonly now: Date;
+  private readonly generation: number | undefined;
+
+  constructor(obs: Observed) {
+    this.status = operatorStatus(obs.resource.status);
+    this.prevPhase = this.status.phase;
+    this.now = obs.now;
+    this.generation = obs.resource.metadata.generation;
+    if (this.generation !== undefined) this.status.observedGeneration = this.generation;
+  }
+
+  private cond(type: string, status: "True" | "False", reason: string, message: string): void {
+    this.status.conditions = setCondition(
+      this.status.conditions,
+      { type, status, reason, message },
+      this.now,
+      this.generation,
+    );
+  }
+
+  private phase(phase: Phase, event: EventSpec): void {
+    if (this.status.phase !== phase) this.events.push(event);
+    this.status.phase = phase;
+  }
+
+  created(jobName: string): void {
+    this.status.jobName = jobName;
+    this.cond(CONDITION_TYPES.created, "True", REASONS.jobCreated, `Created Job ${jobName}`);
+    this.cond(CONDITION_TYPES.running, "False", REASONS.jobPending, "Waiting for the runner pod to start.");
+    this.phase("Pending", { type: "Normal", reason: REASONS.jobCreated, note: `Created Job ${jobName}` });
+  }
+
+  pending(reason: string, message: string): void {
+    // Phases never go backwards: a retry pod waiting to start keeps the job Processing.
+    if (this.prevPhase === "Processing") return;
+    this.cond(CONDITION_TYPES.running, "False", reason, message);
+    this.phase("Pending", { type: "Normal", reason, note: message });
+  }
+
+  running(reason: string, message: string, startedAt: Date): void {
+    this.status.startTime ??= startedAt.toISOString();
+    this.cond(CONDITION_TYPES.running, "True", reason, message);
+    this.phase("Processing", { type: "Normal", reason, note: message });
+  }
+
+  completed(reason: string, message: string): void {
+    this.finish();
+    this.cond(CONDITION_TYPES.complete, "True", reason, message);
+    this.phase("Completed", { type: "Normal", reason, note: message });
+  }
+
+  failed(reason: string, message: string, errorCode: FailureCode | null): void {
+    this.finish();
+    if (errorCode) this.status.failure = { reason, errorCode, message };
+    this.cond(CONDITION_TYPES.failed, "True", reason, message);
+    this.phase("Failed", { type: "Warning", reason, note: message });
+  }
+
+  private finish(): void {
+    this.status.completionTime = this.now.toISOString();
+    this.status.conditions = removeCondition(this.status.conditions, CONDITION_TYPES.running);
+  }
+
+  decision(prev: CausewayStatus | undefined): Decision {
+    const changed = !this.hold && !isDeepStrictEqual(this.status, operatorStatus(prev));
+    return {
+      actions: this.actions,
+      status: changed ? this.status : null,
+      events: this.events,
+      requeueAfterMs: this.requeueAfterMs,
+    };
+  }
+}
+
+/** The decision for one resource whose spec has already been validated (invalid → `specError`). */
+export function reconcileRunnerJob(
+  obs: Observed,
+  config: ReconcileConfig,
+  specError: string | null,
+): Decision {
+  const { resource, job, pods, now } = obs;
+  const prev = resource.status;
+  if (isTerminal(prev?.phase)) return cleanup(obs, config);
+
+  const next = new Next(obs);
+  const names = childNames(resource.spec.kind, resource.metadata.name ?? "");
+  const reported = prev?.reported?.status;
+
+  if (specError !== null) {
+    next.failed(REASONS.invalidSpec, `Invalid spec: ${specError}`, "internal_error");
+  } else if (reported === "completed") {
+    next.completed(REASONS.runnerReportedCompletion, "The runner reported completion.");
+  } else if (reported === "failed") {
+    next.failed(
+      REASONS.runnerReportedFailure,
+      prev?.reported?.errorMessage ?? "The runner reported a failure.",
+      null,
+    );
+  } else if (!job) {
+    if (prev?.jobName) {
+      next.failed(
+        REASONS.jobMissing,
+        `Job ${prev.jobName} disappeared before it finished.`,
+        "internal_error",
+      );
+    } else {
+      next.actions.push({ type: "createSecret", secret: buildSecret(resource, config) });
+      next.actions.push({ type: "createJob", job: buildJob(resource, config) });
+      next.created(names.job);
+      next.requeueAfterMs = config.pendingTimeoutSeconds * 1000;
+    }
+  } else if (!isControlledBy(job, resource)) {
+    // A Job of a deleted resource with the same name, not yet garbage-collected: wait for it.
+    next.events.push({
+      type: "Warning",
+      reason: REASONS.jobConflict,
+      note: `Job ${names.job} belongs to another owner`,
+    });
+    next.requeueAfterMs = CONFLICT_RETRY_MS;
+    next.hold = true;
+  } else {
+    if (!next.status.jobName) next.created(names.job);
+    const outcome = jobOutcome(job, pods, now, config);
+    if (outcome.state === "succeeded") next.completed(outcome.reason, outcome.message);
+    else if (outcome.state === "failed") next.failed(outcome.reason, outcome.message, outcome.errorCode);
+    else if (outcome.state === "running" || reported === "processing") {
+      const startedAt = outcome.state === "running" ? outcome.startedAt : now;
+      next.running(REASONS.podRunning, "The runner is running.", startedAt);
+      next.requeueAfterMs = config.resyncSeconds * 1000;
+    } else {
+      next.pending(outcome.reason, outcome.message);
+      next.requeueAfterMs = Math.max(1000, outcome.timeoutAt.getTime() - now.getTime());
+    }
+  }
+
+  if (isTerminal(next.status.phase)) {
+    next.actions.push({ type: "deleteSecret", name: names.secret });
+    if (job && isControlledBy(job, resource) && !isJobFinished(job))
+      next.requeueAfterMs = config.terminalGraceSeconds * 1000;
+  }
+  return next.decision(prev);
+}

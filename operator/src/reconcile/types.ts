@@ -1,0 +1,100 @@
+/**
+ * Inputs and outputs of the pure reconcile functions. A reconcile pass observes
+ * (resource, job, pods, now, config) and returns a Decision; the runtime carries it out.
+ */
+import type {
+  V1EnvVar,
+  V1Job,
+  V1Pod,
+  V1ResourceRequirements,
+  V1Secret,
+  V1Toleration,
+} from "@kubernetes/client-node";
+import type { CausewayResource, CausewayStatus } from "../../../crds/types.ts";
+
+/** Settings of the runner Jobs, from the operator's configuration (operator/src/config.ts). */
+export interface ReconcileConfig {
+  runnerImage: string;
+  imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+  /** The runner pods' ServiceAccount (no RBAC; its token is not mounted). */
+  runnerServiceAccount: string | undefined;
+  backoffLimit: number;
+  activeDeadlineSeconds: number;
+  ttlSecondsAfterFinished: number;
+  /** How long a runner pod may stay Pending (unschedulable, image pull) before the job fails. */
+  pendingTimeoutSeconds: number;
+  /** How long an active Job may outlive its resource's terminal state before it is deleted. */
+  terminalGraceSeconds: number;
+  /** Requeue interval for running jobs: the safety net behind the watches. */
+  resyncSeconds: number;
+  resources: V1ResourceRequirements;
+  /** Base URL of the API's internal callback route as runner pods reach it (no trailing slash). */
+  callbackBaseUrl: string;
+  /** The server secret the per-job callback keys are derived from (shared with the API). */
+  callbackServerSecret: string;
+  /** Storage and other plain env of the runner (S3 settings, secret refs for credentials). */
+  runnerEnv: V1EnvVar[];
+  /** Set when the server supports Job podFailurePolicy (>= 1.26). */
+  podFailurePolicy: boolean;
+  /** Set when the server supports podReplacementPolicy (>= 1.29). */
+  podReplacementPolicy: boolean;
+  runAsUser: number;
+  tmpSizeLimit: string;
+  nodeSelector: Record<string, string>;
+  tolerations: V1Toleration[];
+}
+
+/** What one reconcile pass sees. `job` comes from a live read (or a confirmed cache hit), never a cache miss. */
+export interface Observed<R extends CausewayResource = CausewayResource> {
+  resource: R;
+  job: V1Job | null;
+  /** Pods of the resource's Job (from the pod informer). */
+  pods: readonly V1Pod[];
+  now: Date;
+}
+
+/** A side effect for the runtime; each is idempotent (409 on create and 404 on delete count as success). */
+export type Action =
+  | { type: "createSecret"; secret: V1Secret }
+  | { type: "createJob"; job: V1Job }
+  | { type: "deleteJob"; name: string }
+  | { type: "deleteSecret"; name: string };
+
+/** A Kubernetes Event about the resource. */
+export interface EventSpec {
+  type: "Normal" | "Warning";
+  reason: string;
+  note: string;
+}
+
+/** The outcome of one pass. `status` is set only when it differs from the observed one. */
+export interface Decision {
+  actions: Action[];
+  status: CausewayStatus | null;
+  events: EventSpec[];
+  /** Reconcile again after this many milliseconds (the TTL/timeout clock), if set. */
+  requeueAfterMs: number | null;
+}
+
+/** CamelCase reasons of conditions, events and `status.failure` (also the metrics' `reason` label). */
+export const REASONS = {
+  jobCreated: "JobCreated",
+  jobPending: "JobPending",
+  podRunning: "PodRunning",
+  jobSucceeded: "JobSucceeded",
+  runnerReportedCompletion: "RunnerReportedCompletion",
+  runnerReportedFailure: "RunnerReportedFailure",
+  runnerFailed: "RunnerFailed",
+  runnerCrashed: "RunnerCrashed",
+  oomKilled: "OOMKilled",
+  deadlineExceeded: "DeadlineExceeded",
+  imagePullFailed: "ImagePullFailed",
+  podUnschedulable: "PodUnschedulable",
+  podPendingTimeout: "PodPendingTimeout",
+  podEvicted: "PodEvicted",
+  jobMissing: "JobMissing",
+  invalidSpec: "InvalidSpec",
+  jobConflict: "JobConflict",
+  jobDeleted: "JobDeleted",
+} as const;
+export type Reason = (typeof REASONS)[keyof typeof REASONS];

@@ -1,0 +1,324 @@
+/**
+ * Wires the plumbing to the decisions: informers feed keys into the work queue; a worker
+ * reads the resource and its Job live (never deciding "create" from a cache), asks the pure
+ * reconcile function what to do, carries out its actions, writes status once, records
+ * Events and metrics, and hands the requeue delay back to the queue.
+ */
+import type {
+  KubeConfig,
+  KubernetesListObject,
+  KubernetesObject,
+  V1Job,
+  V1Pod,
+} from "@kubernetes/client-node";
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import type { JobKind } from "../../../runner/src/contract/index.ts";
+import {
+  GROUP,
+  LABELS,
+  RESOURCES,
+  VERSION,
+  type CausalAnalysisResource,
+  type CausewayResource,
+  type PredictionResource,
+} from "../../../crds/types.ts";
+import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
+import { childNames, isControlledBy } from "../reconcile/job.ts";
+import { reconcilePrediction } from "../reconcile/prediction.ts";
+import { isTerminal } from "../reconcile/runner-job.ts";
+import type { Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { Clock } from "./clock.ts";
+import type { EventRecorder } from "./events.ts";
+import { ResilientInformer, type InformerEvent } from "./informer.ts";
+import type { KubeGateway } from "./kube.ts";
+import type { OperatorMetrics } from "./metrics.ts";
+import { WorkQueue, type HandlerResult } from "./queue.ts";
+import { inSpan, traceContextOf } from "../../../runner/src/telemetry/tracing.ts";
+import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
+
+const KINDS: JobKind[] = ["prediction", "causal_analysis"];
+const SINGULAR_TO_KIND = new Map<string, JobKind>(KINDS.map((k) => [RESOURCES[k].singular, k]));
+const CONFLICT_RETRY_MS = 5_000;
+/** How long the final state of a deleted, finished Job is remembered, and how many are. */
+const TOMBSTONE_TTL_MS = 15 * 60_000;
+const TOMBSTONE_MAX = 2_000;
+/** A Job that vanished is given this long for its delete event (and final state) to arrive. */
+const JOB_MISSING_GRACE_MS = 10_000;
+
+/** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
+export interface ControllerOptions {
+  kc: KubeConfig;
+  namespace: string;
+  gateway: KubeGateway;
+  config: ReconcileConfig;
+  clock: Clock;
+  log: Logger;
+  metrics: OperatorMetrics;
+  recorder: EventRecorder;
+  concurrency: number;
+  relistIntervalMs: number;
+  staleAfterMs: number;
+}
+
+/** `kind/namespace/name`. */
+export const queueKey = (kind: JobKind, namespace: string, name: string): string =>
+  `${kind}/${namespace}/${name}`;
+
+function parseKey(key: string): { kind: JobKind; namespace: string; name: string } {
+  const [kind, namespace, name] = key.split("/") as [JobKind, string, string];
+  return { kind, namespace, name };
+}
+
+/** The reconcile loop of one operator replica (the leader). */
+export class Controller {
+  readonly queue: WorkQueue;
+  readonly informers: ResilientInformer<KubernetesObject>[] = [];
+  private readonly o: ControllerOptions;
+  private readonly pods: ResilientInformer<V1Pod>;
+  /**
+   * Final states of finished Jobs the TTL controller deleted, by namespace/name. A Job may be
+   * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; its delete event still
+   * carries the final status, so the outcome is not lost and the resource is not failed as JobMissing.
+   */
+  private readonly tombstones = new Map<string, { job: V1Job; at: number }>();
+  /** When a pass first found a created Job missing, by queue key. */
+  private readonly missingSince = new Map<string, number>();
+
+  constructor(options: ControllerOptions) {
+    this.o = options;
+    this.queue = new WorkQueue({
+      concurrency: options.concurrency,
+      baseDelayMs: 500,
+      maxDelayMs: 5 * 60_000,
+      clock: options.clock,
+      handler: (key) => this.reconcile(key),
+      onError: (key, err, attempt) =>
+        options.log.warn({ key, err, attempt }, "reconcile failed; retrying with backoff"),
+      metrics: options.metrics.queue("causeway"),
+    });
+    const custom = options.kc.makeApiClient(CustomObjectsApi);
+    const batch = options.kc.makeApiClient(BatchV1Api);
+    const core = options.kc.makeApiClient(CoreV1Api);
+    const ns = options.namespace;
+    for (const kind of KINDS) {
+      const plural = RESOURCES[kind].plural;
+      this.informers.push(
+        this.informer<KubernetesObject>(
+          plural,
+          `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
+          async () => {
+            const list: unknown = await custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              namespace: ns,
+              plural,
+            });
+            return list as KubernetesListObject<KubernetesObject>;
+          },
+          (obj) => this.enqueue(kind, obj.metadata?.namespace, obj.metadata?.name),
+        ),
+      );
+    }
+    const selector = `${LABELS.managedBy}=causeway-operator`;
+    this.informers.push(
+      this.informer<V1Job>(
+        "jobs",
+        `/apis/batch/v1/namespaces/${ns}/jobs`,
+        () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
+        (o, type) => {
+          if (type === "delete") this.rememberDeleted(o);
+          this.enqueueOwner(o);
+        },
+        selector,
+      ) as ResilientInformer<KubernetesObject>,
+    );
+    this.pods = this.informer<V1Pod>(
+      "pods",
+      `/api/v1/namespaces/${ns}/pods`,
+      () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
+      (o) => this.enqueueOwner(o),
+      selector,
+    );
+    this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
+  }
+
+  private informer<T extends KubernetesObject>(
+    name: string,
+    path: string,
+    list: () => Promise<KubernetesListObject<T>>,
+    onEvent: (obj: T, type: InformerEvent) => void,
+    labelSelector?: string,
+  ): ResilientInformer<T> {
+    return new ResilientInformer<T>({
+      name,
+      kc: this.o.kc,
+      path,
+      list,
+      labelSelector,
+      clock: this.o.clock,
+      log: this.o.log,
+      relistIntervalMs: this.o.relistIntervalMs,
+      staleAfterMs: this.o.staleAfterMs,
+      backoffBaseMs: 1000,
+      backoffMaxMs: 60_000,
+      onEvent: (type, obj) => onEvent(obj, type),
+      onRestart: (cause) => this.o.metrics.watchRestarts.inc({ resource: name, cause }),
+    });
+  }
+
+  private rememberDeleted(job: V1Job): void {
+    const finished = (job.status?.conditions ?? []).some(
+      (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
+    );
+    if (!finished) return;
+    const now = this.o.clock.now();
+    this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, { job, at: now });
+    for (const [k, t] of this.tombstones) {
+      if (now - t.at < TOMBSTONE_TTL_MS && this.tombstones.size <= TOMBSTONE_MAX) break;
+      this.tombstones.delete(k);
+    }
+  }
+
+  private enqueue(kind: JobKind, namespace: string | undefined, name: string | undefined): void {
+    if (namespace && name) this.queue.add(queueKey(kind, namespace, name));
+  }
+
+  /** Jobs and pods carry their resource's kind and name as labels. */
+  private enqueueOwner(obj: KubernetesObject): void {
+    const labels = obj.metadata?.labels ?? {};
+    const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
+    if (kind) this.enqueue(kind, obj.metadata?.namespace, labels[LABELS.resource]);
+  }
+
+  /** Starts the informers (each resolves after its first list) and thereby the queue. */
+  async start(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.start()));
+    this.o.log.info({ namespace: this.o.namespace }, "controller started");
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.queue.shutdown();
+  }
+
+  /** True when every informer has listed once. */
+  get synced(): boolean {
+    return this.informers.every((i) => i.synced);
+  }
+
+  /** How many informers' watches went silent. */
+  staleInformers(): number {
+    return this.informers.filter((i) => i.isStale()).length;
+  }
+
+  /** One reconcile pass for a queue key. */
+  async reconcile(key: string): Promise<HandlerResult> {
+    const { kind, namespace, name } = parseKey(key);
+    const stopTimer = this.o.metrics.reconcileDuration.startTimer({ kind });
+    try {
+      const result = await this.pass(kind, namespace, name);
+      this.o.metrics.reconciles.inc({ kind, result: result.requeueAfterMs ? "requeue" : "success" });
+      return result;
+    } catch (err) {
+      this.o.metrics.reconciles.inc({ kind, result: "error" });
+      this.o.metrics.reconcileErrors.inc({ kind });
+      throw err;
+    } finally {
+      stopTimer();
+    }
+  }
+
+  private async pass(kind: JobKind, namespace: string, name: string): Promise<HandlerResult> {
+    const gw = this.o.gateway;
+    const key = queueKey(kind, namespace, name);
+    const resource = await gw.getResource(kind, namespace, name);
+    // Missing means done: the garbage collector removes the Job and Secret with it.
+    if (!resource) {
+      this.missingSince.delete(key);
+      return {};
+    }
+    // The pass continues the trace the API started (the resource's traceparent annotation).
+    return inSpan(
+      "operator.reconcile",
+      () => this.decideAndAct(kind, key, resource),
+      resourceTraceContext(resource),
+    );
+  }
+
+  private async decideAndAct(kind: JobKind, key: string, resource: CausewayResource): Promise<HandlerResult> {
+    const { gateway: gw, config } = this.o;
+    const namespace = resource.metadata.namespace ?? "";
+    const name = resource.metadata.name ?? "";
+    const log = this.o.log.child({ kind, namespace, name, generation: resource.metadata.generation });
+    const names = childNames(kind, name);
+    const live = await gw.getJob(namespace, names.job);
+    const tombstone = live ? undefined : this.tombstones.get(`${namespace}/${names.job}`)?.job;
+    const job = live ?? (tombstone && isControlledBy(tombstone, resource) ? tombstone : null);
+    if (!job && resource.status?.jobName && !isTerminal(resource.status.phase)) {
+      const since = this.missingSince.get(key) ?? this.o.clock.now();
+      this.missingSince.set(key, since);
+      if (this.o.clock.now() - since < JOB_MISSING_GRACE_MS) return { requeueAfterMs: 1_000 };
+    }
+    this.missingSince.delete(key);
+    const pods = this.pods
+      .list(namespace)
+      .filter(
+        (p) =>
+          p.metadata?.labels?.[LABELS.resource] === name &&
+          p.metadata?.labels?.[LABELS.kind] === RESOURCES[kind].singular,
+      );
+    const observed: Observed = { resource, job, pods, now: new Date(this.o.clock.now()) };
+    const decision: Decision =
+      kind === "prediction"
+        ? reconcilePrediction(observed as Observed<PredictionResource>, config)
+        : reconcileCausalAnalysis(observed as Observed<CausalAnalysisResource>, config);
+
+    log.debug(
+      {
+        actions: decision.actions.map((a) => a.type),
+        requeueAfterMs: decision.requeueAfterMs,
+        job: job?.metadata?.name ?? null,
+      },
+      "reconciled",
+    );
+    for (const action of decision.actions) {
+      if (action.type === "createSecret") await gw.createSecret(action.secret);
+      else if (action.type === "deleteSecret") await gw.deleteSecret(namespace, action.name);
+      else if (action.type === "deleteJob") await gw.deleteJob(namespace, action.name);
+      // The runner's TRACEPARENT points at the span that created its Job.
+      else if (
+        (await inSpan("operator.create_job", (span) =>
+          gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
+        )) === "exists"
+      ) {
+        // Someone (an earlier pass, another leader) created it first: adopt it only if it is ours.
+        const existing = await gw.getJob(namespace, names.job);
+        if (!existing || !isControlledBy(existing, resource)) return { requeueAfterMs: CONFLICT_RETRY_MS };
+      } else {
+        this.o.metrics.jobsCreated.inc({ kind });
+        log.info({ job: names.job }, "created runner Job");
+      }
+    }
+    if (decision.status) {
+      await gw.applyStatus(resource, decision.status);
+      const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
+      log.info(
+        { phase: decision.status.phase, reason: failed?.reason, message: failed?.message },
+        "status written",
+      );
+      if (isTerminal(decision.status.phase) && !isTerminal(resource.status?.phase))
+        this.finished(kind, decision);
+    }
+    for (const ev of decision.events) await this.o.recorder.record(resource, ev);
+    return { requeueAfterMs: decision.requeueAfterMs };
+  }
+
+  private finished(kind: JobKind, decision: Decision): void {
+    const phase = decision.status?.phase ?? "";
+    const reason =
+      decision.status?.conditions?.find((c) => c.type === (phase === "Completed" ? "Complete" : "Failed"))
+        ?.reason ?? "";
+    this.o.metrics.jobsFinished.inc({ kind, outcome: phase.toLowerCase(), reason });
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The operator's only door to the apiserver: a small gateway over @kubernetes/client-node,
+ * so the controller can run against a fake in tests. Create treats 409 as "exists" and
+ * delete treats 404 as done; status is written with server-side apply under the
+ * operator's own field manager.
+ */
+import {
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type EventsV1Event,
+  type KubeConfig,
+  type V1Job,
+  type V1Lease,
+  type V1Secret,
+} from "@kubernetes/client-node";
+import type { JobKind } from "../../../runner/src/contract/index.ts";
+import {
+  API_VERSION,
+  FIELD_MANAGERS,
+  GROUP,
+  RESOURCES,
+  VERSION,
+  type CausewayResource,
+} from "../../../crds/types.ts";
+import type { OperatorStatus } from "../reconcile/runner-job.ts";
+import { LeaseConflict, type LeaseRecord, type LeaseStore } from "./lease.ts";
+
+/** The HTTP status of a client-node error, if it has one. */
+export function httpStatus(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e.code === "number") return e.code;
+  if (typeof e.statusCode === "number") return e.statusCode;
+  return undefined;
+}
+
+async function orNull<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p;
+  } catch (err) {
+    if (httpStatus(err) === 404) return null;
+    throw err;
+  }
+}
+
+async function ignore(p: Promise<unknown>, status: number): Promise<boolean> {
+  try {
+    await p;
+    return true;
+  } catch (err) {
+    if (httpStatus(err) === status) return false;
+    throw err;
+  }
+}
+
+/** What the controller needs from the apiserver. */
+export interface KubeGateway {
+  getResource(kind: JobKind, namespace: string, name: string): Promise<CausewayResource | null>;
+  getJob(namespace: string, name: string): Promise<V1Job | null>;
+  /** "exists" on 409. */
+  createJob(job: V1Job): Promise<"created" | "exists">;
+  deleteJob(namespace: string, name: string): Promise<void>;
+  createSecret(secret: V1Secret): Promise<"created" | "exists">;
+  deleteSecret(namespace: string, name: string): Promise<void>;
+  applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<void>;
+  createEvent(namespace: string, event: EventsV1Event): Promise<void>;
+  patchEvent(namespace: string, name: string, patch: object): Promise<void>;
+}
+
+const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const applyPatch = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
+
+/** The real gateway. */
+export class ClientNodeGateway implements KubeGateway {
+  private readonly custom: CustomObjectsApi;
+  private readonly batch: BatchV1Api;
+  private readonly core: CoreV1Api;
+  private readonly events: EventsV1Api;
+
+  constructor(kc: KubeConfig) {
+    this.custom = kc.makeApiClient(CustomObjectsApi);
+    this.batch = kc.makeApiClient(BatchV1Api);
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.events = kc.makeApiClient(EventsV1Api);
+  }
+
+  async getResource(kind: JobKind, namespace: string, name: string): Promise<CausewayResource | null> {
+    const plural = RESOURCES[kind].plural;
+    const obj: unknown = await orNull(
+      this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural, name }),
+    );
+    return obj as CausewayResource | null;
+  }
+
+  getJob(namespace: string, name: string): Promise<V1Job | null> {
+    return orNull(this.batch.readNamespacedJob({ namespace, name }));
+  }
+
+  async createJob(job: V1Job): Promise<"created" | "exists"> {
+    const namespace = job.metadata?.namespace ?? "";
+    return (await ignore(this.batch.createNamespacedJob({ namespace, body: job }), 409))
+      ? "created"
+      : "exists";
+  }
+
+  async deleteJob(namespace: string, name: string): Promise<void> {
+    // Background: the Job goes now, its pods follow through the garbage collector.
+    await ignore(this.batch.deleteNamespacedJob({ namespace, name, propagationPolicy: "Background" }), 404);
+  }
+
+  async createSecret(secret: V1Secret): Promise<"created" | "exists"> {
+    const namespace = secret.metadata?.namespace ?? "";
+    return (await ignore(this.core.createNamespacedSecret({ namespace, body: secret }), 409))
+      ? "created"
+      : "exists";
+  }
+
+  async deleteSecret(namespace: string, name: string): Promise<void> {
+    await ignore(this.core.deleteNamespacedSecret({ namespace, name }), 404);
+  }
+
+  async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<void> {
+    const { name = "", namespace = "" } = resource.metadata;
+    const plural =
+      resource.kind === "Prediction" ? RESOURCES.prediction.plural : RESOURCES.causal_analysis.plural;
+    const body = { apiVersion: API_VERSION, kind: resource.kind, metadata: { name, namespace }, status };
+    await this.custom.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural,
+        name,
+        body,
+        fieldManager: FIELD_MANAGERS.operator,
+        force: true,
+      },
+      applyPatch,
+    );
+  }
+
+  async createEvent(namespace: string, event: EventsV1Event): Promise<void> {
+    await this.events.createNamespacedEvent({ namespace, body: event });
+  }
+
+  async patchEvent(namespace: string, name: string, patch: object): Promise<void> {
+    await this.events.patchNamespacedEvent({ namespace, name, body: patch }, mergePatch);
+  }
+}
+
+/** metav1.MicroTime text (RFC 3339 with exactly six fractional digits), which the apiserver requires. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+/**
+ * A LeaseStore on a coordination.k8s.io/v1 Lease. Times are MicroTime strings on the wire;
+ * client-node types them as Date but passes unknown formats through untouched.
+ */
+export class KubeLeaseStore implements LeaseStore {
+  private readonly api: CoordinationV1Api;
+  private readonly namespace: string;
+  private readonly name: string;
+
+  constructor(kc: KubeConfig, namespace: string, name: string) {
+    this.api = kc.makeApiClient(CoordinationV1Api);
+    this.namespace = namespace;
+    this.name = name;
+  }
+
+  async get(): Promise<LeaseRecord | null> {
+    const lease = await orNull(this.api.readNamespacedLease({ namespace: this.namespace, name: this.name }));
+    return lease ? fromLease(lease) : null;
+  }
+
+  async create(record: LeaseRecord): Promise<LeaseRecord> {
+    try {
+      return fromLease(
+        await this.api.createNamespacedLease({ namespace: this.namespace, body: this.toLease(record) }),
+      );
+    } catch (err) {
+      if (httpStatus(err) === 409) throw new LeaseConflict();
+      throw err;
+    }
+  }
+
+  async update(record: LeaseRecord): Promise<LeaseRecord> {
+    try {
+      const body = this.toLease(record);
+      return fromLease(
+        await this.api.replaceNamespacedLease({ namespace: this.namespace, name: this.name, body }),
+      );
+    } catch (err) {
+      if (httpStatus(err) === 409) throw new LeaseConflict();
+      throw err;
+    }
+  }
+
+  private toLease(r: LeaseRecord): V1Lease {
+    const time = (t: string | null): Date | undefined =>
+      t ? (microTime(Date.parse(t)) as unknown as Date) : undefined;
+    return {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: this.name, namespace: this.namespace, resourceVersion: r.resourceVersion },
+      spec: {
+        holderIdentity: r.holderIdentity ?? undefined,
+        leaseDurationSeconds: r.leaseDurationSeconds,
+        acquireTime: time(r.acquireTime),
+        renewTime: time(r.renewTime),
+        leaseTransitions: r.leaseTransitions,
+      },
+    };
+  }
+}
+
+function fromLease(lease: V1Lease): LeaseRecord {
+  const iso = (t: unknown): string | null =>
+    t === undefined || t === null
+      ? null
+      : new Date(String(t instanceof Date ? t.toISOString() : t)).toISOString();
+  return {
+    holderIdentity: lease.spec?.holderIdentity ?? null,
+    leaseDurationSeconds: lease.spec?.leaseDurationSeconds ?? 15,
+    acquireTime: iso(lease.spec?.acquireTime),
+    renewTime: iso(lease.spec?.renewTime),
+    leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+    resourceVersion: lease.metadata?.resourceVersion,
+  };
+}

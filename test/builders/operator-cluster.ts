@@ -1,0 +1,409 @@
+/**
+ * Builders for the operator's cluster tests: a namespace with the chart's RBAC, the CRDs, an
+ * operator child process running as the chart's ServiceAccount, a fake runner for the kubelet
+ * double, and a proxy that breaks watches on purpose.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { openSync, closeSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, request as httpsRequest } from "node:https";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  ApiextensionsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  RbacAuthorizationV1Api,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+  type V1Job,
+  type V1PolicyRule,
+} from "@kubernetes/client-node";
+import { parse } from "yaml";
+import type { PredictionJobSpec } from "../../runner/src/contract/index.ts";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import { predictionSpec } from "./prediction.ts";
+
+/** The repository root. */
+export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+const isCode = (err: unknown, code: number): boolean =>
+  typeof err === "object" && err !== null && "code" in err && (err as { code: unknown }).code === code;
+
+/** Polls `fn` until it returns a truthy value. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+  everyMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Applies the generated CRDs (create, or replace when present) and waits until they are Established. */
+export async function applyCrds(kc: KubeConfig): Promise<void> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const dir = join(REPO, "crds");
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml"))) {
+    const crd = parse(readFileSync(join(dir, file), "utf8")) as V1CustomResourceDefinition;
+    const name = crd.metadata?.name ?? "";
+    try {
+      await api.createCustomResourceDefinition({ body: crd });
+    } catch (err) {
+      if (!isCode(err, 409)) throw err;
+      const current = await api.readCustomResourceDefinition({ name });
+      await api.replaceCustomResourceDefinition({
+        name,
+        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion } },
+      });
+    }
+    await waitFor(`CRD ${name} established`, async () => {
+      const c = await api.readCustomResourceDefinition({ name });
+      return c.status?.conditions?.some((x) => x.type === "Established" && x.status === "True");
+    });
+  }
+}
+
+/** The chart's generated rules for a component. */
+export function chartRules(component: "operator" | "api"): V1PolicyRule[] {
+  return parse(
+    readFileSync(join(REPO, "charts", "causeway", "files", "rbac", `${component}-rules.yaml`), "utf8"),
+  ) as V1PolicyRule[];
+}
+
+/** A namespace with the chart's ServiceAccounts, Roles and RoleBindings (same rules as the chart). */
+export async function setupNamespace(kc: KubeConfig, namespace: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  for (const sa of ["causeway-operator", "causeway-api", "causeway-runner"]) {
+    await core.createNamespacedServiceAccount({
+      namespace,
+      body: { metadata: { name: sa, namespace }, automountServiceAccountToken: sa !== "causeway-runner" },
+    });
+  }
+  for (const component of ["operator", "api"] as const) {
+    const name = `causeway-${component}`;
+    await rbac.createNamespacedRole({
+      namespace,
+      body: { metadata: { name, namespace }, rules: chartRules(component) },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name, namespace },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+        subjects: [{ kind: "ServiceAccount", name, namespace }],
+      },
+    });
+  }
+}
+
+/**
+ * The fake runner the kubelet double runs instead of `node runner/src/main.ts`. Its behaviour is
+ * encoded in the spec's model_version (`test-exit-<code>-sleep-<ms>`); it first checks the env
+ * the operator must provide and exits 42 when something is missing.
+ */
+const FAKE_RUNNER = `
+const env = process.env;
+const spec = JSON.parse(env.CAUSEWAY_JOB_SPEC ?? "{}");
+const ok = spec.kind && spec.job_id && env.CAUSEWAY_CALLBACK_URL && /^[0-9a-f]{64}$/.test(env.CAUSEWAY_CALLBACK_KEY ?? "") && env.CAUSEWAY_ATTEMPT === env.HOSTNAME;
+if (!ok) { console.error("bad env", Object.keys(env)); process.exit(42); }
+const m = /^test-exit-(\\d+)-sleep-(\\d+)$/.exec(spec.model_version ?? "");
+const [code, ms] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+setTimeout(() => process.exit(code), ms);
+`;
+
+/** resolveCommand for the kubelet double: the runner's command runs the fake runner. */
+export function fakeRunnerCommand(node: string): (argv: readonly string[]) => readonly string[] {
+  return (argv) => (argv.join(" ") === "node runner/src/main.ts" ? [node, "-e", FAKE_RUNNER] : argv);
+}
+
+/** A behaviour for the fake runner. */
+export const behave = (exitCode: number, sleepMs = 300): string => `test-exit-${exitCode}-sleep-${sleepMs}`;
+
+/** A Prediction whose fake runner exits with `exitCode` after `sleepMs`. */
+export function testPrediction(
+  namespace: string,
+  modelVersion: string,
+  spec: Partial<PredictionJobSpec> = {},
+): PredictionResource {
+  const id = randomUUID();
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: "Prediction",
+    metadata: { name: id, namespace },
+    spec: predictionSpec({
+      job_id: id,
+      model_version: modelVersion,
+      output_prefix: `outputs/${id}/`,
+      ...spec,
+    }),
+  };
+}
+
+/** Clients of one namespace. */
+export function clients(kc: KubeConfig) {
+  return {
+    custom: kc.makeApiClient(CustomObjectsApi),
+    batch: kc.makeApiClient(BatchV1Api),
+    core: kc.makeApiClient(CoreV1Api),
+  };
+}
+
+/** Creates a Prediction (as whoever `kc` authenticates). */
+export async function createPrediction(kc: KubeConfig, r: PredictionResource): Promise<void> {
+  await clients(kc).custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: r.metadata.namespace ?? "",
+    plural: RESOURCES.prediction.plural,
+    body: r,
+  });
+}
+
+/** Reads a Prediction, or null. */
+export async function getPrediction(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<PredictionResource | null> {
+  try {
+    const obj: unknown = await clients(kc).custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: RESOURCES.prediction.plural,
+      name,
+    });
+    return obj as PredictionResource;
+  } catch (err) {
+    if (isCode(err, 404)) return null;
+    throw err;
+  }
+}
+
+/** Every Job the operator made for a resource (by label, across names). */
+export async function jobsOf(kc: KubeConfig, namespace: string, name: string): Promise<V1Job[]> {
+  const list = await clients(kc).batch.listNamespacedJob({
+    namespace,
+    labelSelector: `${LABELS.resource}=${name}`,
+  });
+  return list.items;
+}
+
+/** Waits for a Prediction to reach a phase. */
+export function waitForPhase(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  phase: string,
+  timeoutMs = 90_000,
+): Promise<PredictionResource> {
+  return waitFor(
+    `${name} ${phase}`,
+    async () => {
+      const r = await getPrediction(kc, namespace, name);
+      return r?.status?.phase === phase ? r : null;
+    },
+    timeoutMs,
+  );
+}
+
+/** Writes a kubeconfig for a bearer token against `server` (http or https). */
+export function writeTokenKubeconfig(
+  path: string,
+  server: string,
+  token: string,
+  namespace: string,
+  caData?: string,
+): void {
+  const cluster: Record<string, string | boolean> = { server };
+  if (caData) cluster["certificate-authority-data"] = Buffer.from(caData).toString("base64");
+  // client-node refuses plain http unless TLS verification is explicitly off.
+  if (server.startsWith("http:")) cluster["insecure-skip-tls-verify"] = true;
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster }],
+    users: [{ name: "u", user: { token } }],
+    contexts: [{ name: "x", context: { cluster: "c", user: "u", namespace } }],
+    "current-context": "x",
+  };
+  writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
+}
+
+/** An operator child process. */
+export interface OperatorProcess {
+  proc: ChildProcess;
+  port: number;
+  logPath: string;
+  /** Kills it (SIGKILL by default) and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  metrics(): Promise<string>;
+}
+
+/** Starts `node operator/src/main.ts` with the given kubeconfig and extra env. */
+export function startOperator(
+  node: string,
+  opts: {
+    kubeconfigPath: string;
+    namespace: string;
+    port: number;
+    logPath: string;
+    env?: Record<string, string>;
+  },
+): OperatorProcess {
+  const fd = openSync(opts.logPath, "a");
+  const proc = spawn(node, [join(REPO, "operator", "src", "main.ts")], {
+    cwd: REPO,
+    stdio: ["ignore", fd, fd],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      KUBECONFIG: opts.kubeconfigPath,
+      POD_NAME: `operator-${randomUUID().slice(0, 8)}`,
+      POD_NAMESPACE: opts.namespace,
+      HTTP_PORT: String(opts.port),
+      RUNNER_IMAGE: "causeway-runner:test",
+      CAUSEWAY_CALLBACK_BASE_URL: "http://127.0.0.1:9",
+      CAUSEWAY_CALLBACK_SECRET: "cluster-test-server-secret-of-32-chars-or-more",
+      CAUSEWAY_STORAGE: "fs",
+      CAUSEWAY_STORAGE_DIR: "/tmp/causeway-cluster-test",
+      RUNNER_BACKOFF_LIMIT: "0",
+      LEASE_DURATION_SECONDS: "4",
+      RENEW_DEADLINE_SECONDS: "3",
+      RETRY_PERIOD_SECONDS: "1",
+      LOG_LEVEL: "debug",
+      ...opts.env,
+    },
+  });
+  closeSync(fd);
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  return {
+    proc,
+    port: opts.port,
+    logPath: opts.logPath,
+    async kill(signal: NodeJS.Signals = "SIGKILL") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+    async metrics() {
+      const res = await fetch(`http://127.0.0.1:${opts.port}/metrics`);
+      return res.text();
+    },
+  };
+}
+
+/** Sum of a counter's samples whose line contains every `filter` string. */
+export function metricSum(text: string, name: string, ...filter: string[]): number {
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith(name) && filter.every((f) => l.includes(f)))
+    .reduce((s, l) => s + Number(l.split(" ").at(-1)), 0);
+}
+
+/**
+ * A plain-HTTP proxy in front of the API server that can break watches: `breakWatches()` cuts
+ * every open watch stream, and every `goneEvery`-th watch that resumes from a resourceVersion
+ * is answered with a 410 Expired event (what the apiserver sends when the version was compacted).
+ */
+export class WatchBreakingProxy {
+  private server: Server | null = null;
+  private readonly watches = new Set<ServerResponse>();
+  private resumes = 0;
+  port = 0;
+  gone = 0;
+  broken = 0;
+  private readonly target: URL;
+  private readonly agent: Agent;
+  goneEvery: number;
+
+  constructor(server: string, caData: string, goneEvery = 3) {
+    this.target = new URL(server);
+    this.agent = new Agent({ keepAlive: true, ca: caData });
+    this.goneEvery = goneEvery;
+  }
+
+  async start(): Promise<number> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    const addr = this.server.address();
+    this.port = typeof addr === "object" && addr ? addr.port : 0;
+    return this.port;
+  }
+
+  breakWatches(): void {
+    for (const res of this.watches) {
+      res.destroy();
+      this.broken += 1;
+    }
+    this.watches.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.breakWatches();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    this.agent.destroy();
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? "/", "http://proxy");
+    const isWatch = url.searchParams.get("watch") === "true";
+    if (isWatch && url.searchParams.get("resourceVersion")) {
+      this.resumes += 1;
+      if (this.resumes % this.goneEvery === 0) {
+        this.gone += 1;
+        res.writeHead(200, { "content-type": "application/json" });
+        const status = {
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Failure",
+          message: "too old resource version",
+          reason: "Expired",
+          code: 410,
+        };
+        res.end(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+        return;
+      }
+    }
+    const headers = { ...req.headers, host: this.target.host };
+    const upstream = httpsRequest(
+      {
+        host: this.target.hostname,
+        port: this.target.port,
+        path: req.url,
+        method: req.method,
+        headers,
+        agent: this.agent,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        if (isWatch) {
+          this.watches.add(res);
+          res.once("close", () => {
+            this.watches.delete(res);
+            up.destroy();
+          });
+        }
+        up.pipe(res);
+      },
+    );
+    upstream.once("error", () => res.destroy());
+    req.pipe(upstream);
+  }
+}

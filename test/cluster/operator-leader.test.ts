@@ -1,0 +1,110 @@
+/**
+ * Leader change (scenario R3, CI-sized): two operator replicas against one Lease. Exactly one
+ * leads; when it is SIGKILLed mid-work the other takes over within leaseDuration + retry, and
+ * every resource still ends with exactly one Job.
+ */
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { injectKube } from "../harness/vitest.ts";
+import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
+import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
+import { projectNode } from "../harness/repo.ts";
+import { freePort } from "../harness/ports.ts";
+import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import {
+  applyCrds,
+  behave,
+  clients,
+  createPrediction,
+  fakeRunnerCommand,
+  jobsOf,
+  setupNamespace,
+  startOperator,
+  testPrediction,
+  waitFor,
+  waitForPhase,
+  type OperatorProcess,
+} from "../builders/operator-cluster.ts";
+
+const namespace = `op-leader-${randomUUID().slice(0, 8)}`;
+let admin: KubeConfig;
+let kubelet: KubeletDouble;
+let tmp: TempDir;
+let replicas: OperatorProcess[] = [];
+
+const isLeader = async (op: OperatorProcess): Promise<boolean> => {
+  try {
+    return /^causeway_leader 1$/m.test(await op.metrics());
+  } catch {
+    return false;
+  }
+};
+
+beforeAll(async () => {
+  const kube = injectKube();
+  admin = loadKubeConfig(kube);
+  tmp = await makeTempDir("operator-leader");
+  await applyCrds(admin);
+  await setupNamespace(admin, namespace);
+  const sa = await serviceAccountKubeconfig(kube, {
+    namespace,
+    name: "causeway-operator",
+    path: join(tmp.path, "sa.kubeconfig"),
+  });
+  kubelet = await startKubeletDouble({
+    kubeconfigPath: kube.kubeconfigPath,
+    namespace,
+    resolveCommand: fakeRunnerCommand(projectNode()),
+  });
+  for (const i of [0, 1]) {
+    replicas.push(
+      startOperator(projectNode(), {
+        kubeconfigPath: sa.kubeconfigPath,
+        namespace,
+        port: await freePort(),
+        logPath: join(tmp.path, `operator-${i}.log`),
+      }),
+    );
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => r.kill("SIGTERM")));
+  await kubelet?.stop();
+  await clients(admin)
+    .core.deleteNamespace({ name: namespace })
+    .catch(() => undefined);
+});
+
+describe("leader election", () => {
+  it("has one leader; a successor takes over after SIGKILL with no duplicate Jobs", async () => {
+    const leader = await waitFor("a leader", async () => {
+      const flags = await Promise.all(replicas.map(isLeader));
+      return flags.filter(Boolean).length === 1 ? replicas[flags.indexOf(true)] : null;
+    });
+    const follower = replicas.find((r) => r !== leader)!;
+    expect(await isLeader(follower)).toBe(false);
+
+    const rs = Array.from({ length: 4 }, () => testPrediction(namespace, behave(0, 1500)));
+    for (const r of rs) await createPrediction(admin, r);
+    await waitFor(
+      "a first Job",
+      async () => (await jobsOf(admin, namespace, rs[0]?.metadata.name ?? "")).length > 0,
+      30_000,
+      20,
+    );
+    const killedAt = Date.now();
+    await leader.kill("SIGKILL");
+    replicas = [follower];
+    await waitFor("the follower leads", () => isLeader(follower), 30_000, 100);
+    // leaseDuration (4 s) + retry period (1 s, jittered) + slack for a loaded machine.
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    for (const r of rs) {
+      const name = r.metadata.name ?? "";
+      await waitForPhase(admin, namespace, name, "Completed");
+      expect(await jobsOf(admin, namespace, name)).toHaveLength(1);
+    }
+  });
+});
