@@ -7,6 +7,7 @@ import { KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { jobFeatures, loadConfig } from "./config.ts";
 import { systemClock } from "./runtime/clock.ts";
+import { httpFailureReporter } from "./runtime/api-callback.ts";
 import { Controller } from "./runtime/controller.ts";
 import { EventRecorder } from "./runtime/events.ts";
 import { startHealthServer } from "./runtime/health.ts";
@@ -56,6 +57,15 @@ async function main(): Promise<void> {
     concurrency: cfg.env.CONCURRENCY,
     relistIntervalMs: cfg.env.RELIST_SECONDS * 1000,
     staleAfterMs: cfg.env.WATCH_STALE_SECONDS * 1000,
+    reportFailure: httpFailureReporter({
+      baseUrl: cfg.reconcile.callbackBaseUrl,
+      serverSecret: cfg.reconcile.callbackServerSecret,
+      onGiveUp: (report, reason) =>
+        log.warn(
+          { kind: report.kind, job_id: report.jobId, error_code: report.errorCode, reason },
+          "could not tell the API about a failure; its stuck-job sweeper will fail the job",
+        ),
+    }),
   });
 
   let running = false;

@@ -13,6 +13,7 @@ import type {
   V1Secret,
 } from "@kubernetes/client-node";
 import {
+  callbackUrl,
   deriveCallbackKey,
   RUNNER_ENV,
   RUNNER_EXIT,
@@ -86,14 +87,6 @@ export function buildSecret(resource: CausewayResource, config: ReconcileConfig)
       [CALLBACK_KEY_FIELD]: deriveCallbackKey(config.callbackServerSecret, resource.spec.job_id),
     },
   };
-}
-
-/**
- * The per-job callback URL. The path mirrors the API's route (api/src/routes/internal/callbacks.ts,
- * `callbackPath`); it belongs in the runner contract, where both sides could import it.
- */
-export function callbackUrl(baseUrl: string, kind: JobKind, jobId: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/internal/v1/jobs/${kind}/${jobId}/callback`;
 }
 
 function runnerEnv(resource: CausewayResource, secretName: string, config: ReconcileConfig): V1EnvVar[] {

@@ -190,6 +190,8 @@ const cases: Case[] = [
     },
     wantJobs: 1,
     wantEvents: ["OOMKilled"],
+    // The API learns it through the signed callback, not from its stuck-job sweeper.
+    wantActions: ["reportFailure", "deleteSecret"],
   },
   {
     name: "crash exhausts retries: internal_error",
@@ -371,7 +373,7 @@ const cases: Case[] = [
     wantStatus: { phase: "Failed", conditions: { Failed: "True/InvalidSpec" }, errorCode: "internal_error" },
     wantJobs: 0,
     wantEvents: ["InvalidSpec"],
-    wantActions: ["deleteSecret"],
+    wantActions: ["reportFailure", "deleteSecret"],
   },
 ];
 

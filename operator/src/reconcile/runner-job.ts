@@ -125,7 +125,10 @@ class Next {
 
   failed(reason: string, message: string, errorCode: FailureCode | null): void {
     this.finish();
-    if (errorCode) this.status.failure = { reason, errorCode, message };
+    if (errorCode) {
+      this.status.failure = { reason, errorCode, message };
+      this.actions.push({ type: "reportFailure", errorCode, message });
+    }
     this.cond(CONDITION_TYPES.failed, "True", reason, message);
     this.phase("Failed", { type: "Warning", reason, note: message });
   }

@@ -2,6 +2,7 @@
  * Inputs and outputs of the pure reconcile functions. A reconcile pass observes
  * (resource, job, pods, now, config) and returns a Decision; the runtime carries it out.
  */
+import type { FailureCode } from "../../../runner/src/contract/index.ts";
 import type {
   V1EnvVar,
   V1Job,
@@ -58,7 +59,12 @@ export type Action =
   | { type: "createSecret"; secret: V1Secret }
   | { type: "createJob"; job: V1Job }
   | { type: "deleteJob"; name: string }
-  | { type: "deleteSecret"; name: string };
+  | { type: "deleteSecret"; name: string }
+  /**
+   * Tell the API about a failure only the operator can see (OOM, deadline, a pod that never
+   * started), through the same signed callback a runner uses, so PostgreSQL learns it at once.
+   */
+  | { type: "reportFailure"; errorCode: FailureCode; message: string };
 
 /** A Kubernetes Event about the resource. */
 export interface EventSpec {

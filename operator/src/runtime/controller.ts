@@ -32,6 +32,7 @@ import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
+import type { FailureReporter } from "./api-callback.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
 import { inSpan, traceContextOf } from "../../../runner/src/telemetry/tracing.ts";
@@ -59,6 +60,8 @@ export interface ControllerOptions {
   concurrency: number;
   relistIntervalMs: number;
   staleAfterMs: number;
+  /** Tells the API about operator-detected failures; runs in the background, never blocks a pass. */
+  reportFailure?: FailureReporter;
 }
 
 /** `kind/namespace/name`. */
@@ -286,6 +289,15 @@ export class Controller {
       if (action.type === "createSecret") await gw.createSecret(action.secret);
       else if (action.type === "deleteSecret") await gw.deleteSecret(namespace, action.name);
       else if (action.type === "deleteJob") await gw.deleteJob(namespace, action.name);
+      else if (action.type === "reportFailure") {
+        const report = {
+          kind,
+          jobId: resource.spec.job_id,
+          errorCode: action.errorCode,
+          message: action.message,
+        };
+        void this.o.reportFailure?.(report);
+      }
       // The runner's TRACEPARENT points at the span that created its Job.
       else if (
         (await inSpan("operator.create_job", (span) =>

@@ -14,6 +14,14 @@ export const CALLBACK_HEADERS = {
 
 export const CALLBACK_MAX_SKEW_SECONDS = 300;
 
+/** Path of a job's callback route on the API; runners get `<callback base URL><path>`. */
+export const callbackPath = (kind: string, jobId: string): string =>
+  `/internal/v1/jobs/${kind}/${jobId}/callback`;
+
+/** The full callback URL of a job under a base URL (no trailing slash needed). */
+export const callbackUrl = (baseUrl: string, kind: string, jobId: string): string =>
+  `${baseUrl.replace(/\/+$/, "")}${callbackPath(kind, jobId)}`;
+
 /** The per-job key as hex. */
 export function deriveCallbackKey(serverSecret: string, jobId: string): string {
   const key = hkdfSync("sha256", serverSecret, "causeway-callback", jobId, 32);
@@ -21,7 +29,9 @@ export function deriveCallbackKey(serverSecret: string, jobId: string): string {
 }
 
 export function signCallback(keyHex: string, timestamp: number, rawBody: string): string {
-  const mac = createHmac("sha256", Buffer.from(keyHex, "hex")).update(`${timestamp}.${rawBody}`).digest("hex");
+  const mac = createHmac("sha256", Buffer.from(keyHex, "hex"))
+    .update(`${timestamp}.${rawBody}`)
+    .digest("hex");
   return `v1=${mac}`;
 }
 
@@ -34,7 +44,8 @@ export function verifyCallback(
   signature: string,
   nowSeconds: number,
 ): CallbackVerdict {
-  if (!Number.isFinite(timestamp) || Math.abs(nowSeconds - timestamp) > CALLBACK_MAX_SKEW_SECONDS) return "stale";
+  if (!Number.isFinite(timestamp) || Math.abs(nowSeconds - timestamp) > CALLBACK_MAX_SKEW_SECONDS)
+    return "stale";
   const expected = Buffer.from(signCallback(keyHex, timestamp, rawBody));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "bad_signature";

@@ -65,7 +65,11 @@ export const FailedCallback = z.object({
   dataset_summary: DatasetSummary.nullable().optional(),
 });
 
-export const RunnerCallback = z.discriminatedUnion("status", [ProgressCallback, CompletedCallback, FailedCallback]);
+export const RunnerCallback = z.discriminatedUnion("status", [
+  ProgressCallback,
+  CompletedCallback,
+  FailedCallback,
+]);
 export type RunnerCallback = z.infer<typeof RunnerCallback>;
 export type ProgressCallback = z.infer<typeof ProgressCallback>;
 export type CompletedCallback = z.infer<typeof CompletedCallback>;
