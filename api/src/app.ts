@@ -12,6 +12,8 @@ import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
+import { apiLoggerOptions } from "./observability/logging.ts";
+import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { callbackRoutes } from "./routes/internal/callbacks.ts";
@@ -65,10 +67,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ...(options.loggerInstance
       ? { loggerInstance: options.loggerInstance }
       : {
-          logger: options.logger ?? {
-            level: config.logLevel,
-            redact: { paths: REDACT_PATHS, censor: "[redacted]" },
-          },
+          logger: options.logger ?? apiLoggerOptions(config.logLevel, REDACT_PATHS),
         }),
     trustProxy: proxies.length > 0 ? proxies : false,
     bodyLimit: 1024 * 1024,
@@ -84,6 +83,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorateRequest("account", null);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // First: the request span and the HTTP metrics hooks must see every route.
+  registerObservability(app, ctx);
   registerErrorHandler(app);
   registerEdgeLimit(app, ctx);
   await app.register(multipart, { throwFileSizeLimit: true });

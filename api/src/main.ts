@@ -10,6 +10,8 @@ import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
 import { ensureConfiguredModel } from "./services/models.ts";
+import { apiLoggerOptions } from "./observability/logging.ts";
+import { initTracing } from "../../runner/src/telemetry/tracing.ts";
 
 let config: Config;
 try {
@@ -19,7 +21,9 @@ try {
   process.exit(1);
 }
 
-const logger = pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+// Before anything that could start a span; a no-op unless OTEL_* ask for traces.
+const tracing = initTracing("causeway-api");
+const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
 try {
   await ensureConfiguredModel(ctx, config.model, (m) => logger.info(m));
@@ -38,6 +42,7 @@ closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   app.appState.closing = true;
   await app.close();
   await closeContext(ctx);
+  await tracing.shutdown();
 });
 
 await app.listen({ port: config.port, host: config.host });

@@ -14,7 +14,7 @@ import { startHealthServer } from "./runtime/health.ts";
 import { ClientNodeGateway, KubeLeaseStore } from "./runtime/kube.ts";
 import { LeaderElector } from "./runtime/lease.ts";
 import { OperatorMetrics } from "./runtime/metrics.ts";
-import { initTracing } from "../../runner/src/telemetry/tracing.ts";
+import { activeTraceFields, initTracing } from "../../runner/src/telemetry/tracing.ts";
 
 /** The server's minor version (decides optional Job fields); retried, since the apiserver may still be starting. */
 async function serverMinor(kc: KubeConfig, log: Logger): Promise<number> {
@@ -35,7 +35,12 @@ async function main(): Promise<void> {
   const cfg = loadConfig();
   // Off unless OTEL_* variables ask for an exporter.
   const tracing = initTracing("causeway-operator");
-  const log = pino({ level: cfg.env.LOG_LEVEL, base: { component: "operator", pod: cfg.env.POD_NAME } });
+  const log = pino({
+    level: cfg.env.LOG_LEVEL,
+    base: { component: "operator", pod: cfg.env.POD_NAME },
+    // Lines written during a reconcile carry its trace id.
+    mixin: () => activeTraceFields(),
+  });
   const kc = new KubeConfig();
   kc.loadFromDefault();
   const clock = systemClock;

@@ -26,6 +26,7 @@ import {
 } from "../../../crds/types.ts";
 import type { Config } from "../config.ts";
 import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
+import { contextFromTraceparent, inSpan, traceContextOf } from "../../../runner/src/telemetry/tracing.ts";
 
 /** The two calls the dispatcher makes, so tests can fake the apiserver. */
 export interface ResourceClient {
@@ -84,6 +85,16 @@ export class KubernetesDispatcher implements Dispatcher {
 
   /** Creates the resource; an existing one (409) is success, so a retried submission is harmless. */
   async dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void> {
+    // The resource carries this span's context, so the operator's reconcile continues the trace.
+    await inSpan(
+      "dispatch.create_resource",
+      // A traceparent this process cannot parse is still passed on as it came.
+      async (span) => this.create(spec, traceContextOf(span).traceparent ?? ctx.traceparent),
+      contextFromTraceparent(ctx.traceparent),
+    );
+  }
+
+  private async create(spec: JobSpec, traceparent: string | undefined): Promise<void> {
     const names = RESOURCES[spec.kind];
     const body = {
       apiVersion: API_VERSION,
@@ -92,7 +103,7 @@ export class KubernetesDispatcher implements Dispatcher {
         name: resourceName(spec.job_id),
         namespace: this.o.namespace,
         labels: { "app.kubernetes.io/part-of": "causeway", "causeway.io/account": spec.account_id },
-        ...(ctx.traceparent ? { annotations: { [ANNOTATIONS.traceparent]: ctx.traceparent } } : {}),
+        ...(traceparent ? { annotations: { [ANNOTATIONS.traceparent]: traceparent } } : {}),
       },
       spec,
     };

@@ -20,6 +20,7 @@ import {
 } from "../db/jobs.ts";
 import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import { limitKeys, type LimitStore } from "../limits/limit-store.ts";
+import { observeJobFinished } from "../observability/job-metrics.ts";
 
 export interface JobServiceDeps {
   config: Config;
@@ -103,6 +104,11 @@ export class JobService {
         now: at,
       });
     }
+    // The guarded UPDATE admits one terminal transition: each job is counted once.
+    if (result && (result.status === "completed" || result.status === "failed"))
+      await observeJobFinished(db, cb.kind, result.id, (err) =>
+        this.deps.log.warn({ err }, "job metrics not recorded"),
+      );
     const current = result ?? (await this.current(cb.kind, cb.job_id));
     if (!current) return { applied: false, found: false };
     if (current.status === "completed" || current.status === "failed")
@@ -131,6 +137,9 @@ export class JobService {
       staleBefore: options.staleBefore,
     });
     if (!result) return false;
+    await observeJobFinished(this.deps.db, kind, id, (err) =>
+      this.deps.log.warn({ err }, "job metrics not recorded"),
+    );
     await this.afterFinish(kind, result, true);
     await this.mirror(kind, result).catch((err: unknown) =>
       this.deps.log.warn({ err }, "status mirror failed"),

@@ -7,6 +7,7 @@ import type { ObjectStore } from "../../../runner/src/storage/index.ts";
 import type { Database } from "../db/database.ts";
 import { getDefaultModel, getModel, registerModel } from "../db/models.ts";
 import type { RunnerPieces } from "../runner-pieces.ts";
+import { manifestBytes, recordModelBuild } from "../observability/metrics.ts";
 
 export async function importAndRegisterModel(
   deps: { db: Database; store: ObjectStore; runner: RunnerPieces },
@@ -18,6 +19,7 @@ export async function importAndRegisterModel(
     return "exists";
   }
   log(`importing model ${m.version} from ${m.networkPath}`);
+  const started = performance.now();
   const manifest = await deps.runner.importModel({
     networkPath: m.networkPath,
     hgncDir: m.hgncDir,
@@ -25,6 +27,7 @@ export async function importAndRegisterModel(
     store: deps.store,
     onProgress: log,
   });
+  recordModelBuild((performance.now() - started) / 1000, manifestBytes(manifest));
   await registerModel(deps.db, m.version, manifest ?? {}, m.makeDefault);
   return "imported";
 }

@@ -37,6 +37,8 @@ import { zodItems } from "../plugins/errors.ts";
 import { asUploadRejected } from "../runner-pieces.ts";
 import { DegList, PredictionForm } from "../schemas/predictions.ts";
 import { receiveUpload, type ReceivedUpload } from "./upload.ts";
+import { recordSubmission, recordUpload } from "../observability/metrics.ts";
+import { bindJob, jobTraceContext, startPhase } from "../observability/request-tracing.ts";
 
 /** Observations allowed per control or perturbed file (service-spec §8). */
 export const SPLIT_MAX_OBS = 1000;
@@ -47,6 +49,7 @@ class ClientGone extends Error {}
 export async function submitPrediction(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const account = request.account!;
   const predictionId = ctx.newId();
+  bindJob(request, "prediction", predictionId);
   const held = { inflight: false, quota: false };
   let gone = false;
   reply.raw.once("close", () => {
@@ -84,8 +87,10 @@ export async function submitPrediction(ctx: AppContext, request: FastifyRequest,
     if (!hit.allowed) throw withRetryAfter(new RateLimited(), hit.retryAfterSeconds);
 
     // (d) the form and the datasets.
+    startPhase(request, "prediction.validate");
     tempDir = await mkdtemp(join(tmpdir(), "causeway-upload-"));
     const upload = await receiveUpload(request, tempDir, ctx.config.uploads);
+    recordUpload(Object.values(upload.files));
     checkGone();
     const plan = await planSubmission(ctx, account, upload);
     for (const [field, file] of plan.validate) {
@@ -100,6 +105,7 @@ export async function submitPrediction(ctx: AppContext, request: FastifyRequest,
     }
 
     // (e) storage under opaque keys.
+    startPhase(request, "prediction.store");
     inputPrefix = `uploads/${randomBytes(16).toString("hex")}`;
     let inputs: PredictionInputs;
     try {
@@ -126,6 +132,7 @@ export async function submitPrediction(ctx: AppContext, request: FastifyRequest,
     checkGone();
 
     // (f) record and enqueue.
+    startPhase(request, "prediction.enqueue");
     const spec = PredictionJobSpec.parse({
       kind: "prediction",
       job_id: predictionId,
@@ -153,8 +160,8 @@ export async function submitPrediction(ctx: AppContext, request: FastifyRequest,
     // From here the row owns the reservations: failing the job releases them exactly once.
     committed = true;
     try {
-      const traceparent = request.headers.traceparent;
-      await ctx.dispatcher.dispatch(spec, typeof traceparent === "string" ? { traceparent } : {});
+      // The runner continues this request's trace from the enqueue phase.
+      await ctx.dispatcher.dispatch(spec, jobTraceContext(request));
     } catch (err) {
       request.log.error({ err }, "dispatch failed");
       await ctx.jobs.fail(
@@ -165,6 +172,7 @@ export async function submitPrediction(ctx: AppContext, request: FastifyRequest,
       );
       throw new ServiceUnavailable();
     }
+    recordSubmission(plan.jobType, account.tier);
     return reply
       .code(202)
       .send({ prediction_id: predictionId, status: "pending", estimated_completion: null });

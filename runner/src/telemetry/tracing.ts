@@ -4,7 +4,16 @@
  * registered provider the OpenTelemetry API hands out no-op spans. Tests register an
  * in-memory exporter instead.
  */
-import { context, propagation, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -58,6 +67,17 @@ export function currentTraceContext(ctx: Context = context.active()): {
     },
   });
   return carrier;
+}
+
+/** `trace_id` and `span_id` of the active span for a log line (a pino mixin); empty without one. */
+export function activeTraceFields(): { trace_id?: string; span_id?: string } {
+  const sc = trace.getActiveSpan()?.spanContext();
+  return sc && isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : {};
+}
+
+/** W3C trace context of `span` itself, for a child that runs elsewhere (a Job, a resource, a process). */
+export function traceContextOf(span: Span): { traceparent?: string; tracestate?: string } {
+  return currentTraceContext(trace.setSpan(ROOT_CONTEXT, span));
 }
 
 /** A context continuing the trace of a `traceparent` (from TRACEPARENT, an annotation, a header). */

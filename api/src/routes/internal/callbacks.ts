@@ -17,6 +17,7 @@ import {
 import type { AppContext } from "../../context.ts";
 import { NotFound, RequestValidationError, Unauthorized } from "../../errors.ts";
 import { zodItems } from "../../plugins/errors.ts";
+import { recordCallback } from "../../observability/metrics.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
 
@@ -73,6 +74,7 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
         if (cb.job_id !== params.data.job_id || cb.kind !== params.data.kind) throw new Unauthorized();
         const result = await ctx.jobs.applyCallback(cb);
         if (!result.found) throw new NotFound();
+        recordCallback(cb, result.applied);
         return reply.code(200).send({ applied: result.applied });
       },
     );

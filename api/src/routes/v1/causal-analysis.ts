@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import { ARTIFACTS, CausalAnalysisJobSpec } from "../../../../runner/src/contract/index.ts";
 import type { AppContext } from "../../context.ts";
 import { getCausalAnalysis, getPrediction, insertCausalAnalysis, listCausalAnalyses } from "../../db/jobs.ts";
+import { recordSubmission } from "../../observability/metrics.ts";
+import { bindJob, jobTraceContext } from "../../observability/request-tracing.ts";
 import { NotFound, ServiceUnavailable, invalid } from "../../errors.ts";
 import {
   CausalAnalysisListQuery,
@@ -68,6 +70,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
         else if (name === ARTIFACTS.runMetadata) artifacts[name] = key;
       }
       const id = ctx.newId();
+      bindJob(request, "causal_analysis", id);
       const spec = CausalAnalysisJobSpec.parse({
         kind: "causal_analysis",
         job_id: id,
@@ -96,8 +99,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
         now: ctx.now(),
       });
       try {
-        const traceparent = request.headers.traceparent;
-        await ctx.dispatcher.dispatch(spec, typeof traceparent === "string" ? { traceparent } : {});
+        await ctx.dispatcher.dispatch(spec, jobTraceContext(request));
       } catch (err) {
         request.log.error({ err }, "dispatch failed");
         await ctx.jobs.fail(
@@ -108,6 +110,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
         );
         throw new ServiceUnavailable();
       }
+      recordSubmission("causal_analysis");
       return reply.code(202).send({ causal_analysis_id: id, status: "pending", estimated_completion: null });
     },
   );

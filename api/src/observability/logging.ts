@@ -1,0 +1,69 @@
+/**
+ * pino options of the API: JSON lines with the trace id of the active span on every line
+ * (request lines get it, with the request id, from the request logger's bindings), secrets
+ * redacted, and human-readable output only on a terminal when pino-pretty is installed.
+ */
+import { createRequire } from "node:module";
+import type { LoggerOptions, TransportSingleOptions } from "pino";
+import { activeTraceFields } from "../../../runner/src/telemetry/tracing.ts";
+
+/**
+ * Redacted on top of the app's REDACT_PATHS: credentials a log call might carry as fields
+ * (storage keys, database passwords, a runner's derived callback key).
+ */
+export const EXTRA_REDACT_PATHS = [
+  "password",
+  "*.password",
+  "secretAccessKey",
+  "*.secretAccessKey",
+  "callbackKey",
+  "*.callbackKey",
+  "CAUSEWAY_CALLBACK_SECRET",
+  "*.CAUSEWAY_CALLBACK_SECRET",
+  "CAUSEWAY_CALLBACK_KEY",
+  "*.CAUSEWAY_CALLBACK_KEY",
+  "AWS_SECRET_ACCESS_KEY",
+  "*.AWS_SECRET_ACCESS_KEY",
+];
+
+// Loggers whose bindings already hold trace_id (request loggers): the mixin must not repeat it.
+const traced = new WeakSet<object>();
+
+/** Marks a logger whose bindings carry trace_id/span_id; returns it. */
+export function markTraced<L extends object>(logger: L): L {
+  traced.add(logger);
+  return logger;
+}
+
+/** pino mixin: `trace_id` and `span_id` of the active span, unless the logger is bound to one. */
+export function traceMixin(_merge: object, _level: number, logger?: object): Record<string, string> {
+  return logger && traced.has(logger) ? {} : activeTraceFields();
+}
+
+/** pino-pretty as a transport when `stream` is a terminal and the package is installed. */
+export function prettyTransport(
+  stream: { isTTY?: boolean } = process.stdout,
+): TransportSingleOptions | undefined {
+  if (!stream.isTTY) return undefined;
+  try {
+    createRequire(import.meta.url).resolve("pino-pretty");
+  } catch {
+    return undefined;
+  }
+  return { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard" } };
+}
+
+/** The API's logger options: level, redaction (app paths + EXTRA_REDACT_PATHS), trace mixin, TTY output. */
+export function apiLoggerOptions(
+  level: string,
+  redactPaths: readonly string[],
+  stream: { isTTY?: boolean } = process.stdout,
+): LoggerOptions {
+  const transport = prettyTransport(stream);
+  return {
+    level,
+    redact: { paths: [...new Set([...redactPaths, ...EXTRA_REDACT_PATHS])], censor: "[redacted]" },
+    mixin: traceMixin,
+    ...(transport ? { transport } : {}),
+  };
+}
