@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import type { JobKind } from "../../runner/src/contract/index.ts";
+import { callbackUrl, type JobKind } from "../../runner/src/contract/index.ts";
 import type { ObjectStore } from "../../runner/src/storage/index.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
@@ -16,7 +16,6 @@ import { createDispatcher } from "./dispatch/create-dispatcher.ts";
 import type { Dispatcher } from "./dispatch/dispatcher.ts";
 import { LocalExecutor } from "./dispatch/local-executor.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
-import { callbackPath } from "./routes/internal/callbacks.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
@@ -65,7 +64,7 @@ export async function createContext(
   });
   dispatcher ??= await createDispatcher(config, {
     callbackSecret,
-    callbackUrl: (kind, id) => `${config.callbackBaseUrl}${callbackPath(kind, id)}`,
+    callbackUrl: (kind, id) => callbackUrl(config.callbackBaseUrl, kind, id),
     storageEnv: runnerStorageEnv(config),
     onStart: (spec) => {
       touchJob(db, spec.kind, spec.job_id, now()).catch((err: unknown) =>

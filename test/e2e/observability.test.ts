@@ -28,7 +28,7 @@ import { registerModel } from "../../api/src/db/models.ts";
 import type { Dispatcher } from "../../api/src/dispatch/dispatcher.ts";
 import { apiLoggerOptions } from "../../api/src/observability/logging.ts";
 import { sample } from "../../api/src/observability/testing.ts";
-import { callbackPath } from "../../api/src/routes/internal/callbacks.ts";
+import { callbackPath } from "../../runner/src/contract/index.ts";
 import { deriveCallbackKey, type JobSpec } from "../../runner/src/contract/index.ts";
 import { HttpCallbackReporter } from "../../runner/src/jobs/reporter.ts";
 import { runJob } from "../../runner/src/jobs/run-job.ts";

@@ -9,6 +9,7 @@
  * is the only 403 without one, so one hook sees them all, whichever code path refused.
  */
 import type { FastifyInstance } from "fastify";
+import { CALLBACK_ROUTE } from "../../../runner/src/contract/index.ts";
 import type { Queryable } from "../db/database.ts";
 import { DatabaseGauges } from "./db-gauges.ts";
 import {
@@ -23,7 +24,6 @@ import {
 } from "./metrics.ts";
 import { registerRequestTracing } from "./request-tracing.ts";
 
-const CALLBACK_ROUTE = "/internal/v1/jobs/:kind/:job_id/callback";
 const CALLBACK_REJECTIONS: Record<number, "unauthorized" | "invalid" | "unknown_job"> = {
   401: "unauthorized",
   404: "unknown_job",

@@ -18,6 +18,9 @@ export const CALLBACK_MAX_SKEW_SECONDS = 300;
 export const callbackPath = (kind: string, jobId: string): string =>
   `/internal/v1/jobs/${kind}/${jobId}/callback`;
 
+/** The same path as a route pattern (Fastify style), for the API's router and its metrics. */
+export const CALLBACK_ROUTE = callbackPath(":kind", ":job_id");
+
 /** The full callback URL of a job under a base URL (no trailing slash needed). */
 export const callbackUrl = (baseUrl: string, kind: string, jobId: string): string =>
   `${baseUrl.replace(/\/+$/, "")}${callbackPath(kind, jobId)}`;

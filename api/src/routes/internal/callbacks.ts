@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
   CALLBACK_HEADERS,
+  CALLBACK_ROUTE,
   RunnerCallback,
   deriveCallbackKey,
   verifyCallback,
@@ -20,10 +21,6 @@ import { zodItems } from "../../plugins/errors.ts";
 import { recordCallback } from "../../observability/metrics.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
-
-/** Path of a job's callback route (the dispatcher gives it to the runner). */
-export const callbackPath = (kind: string, jobId: string): string =>
-  `/internal/v1/jobs/${kind}/${jobId}/callback`;
 
 export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
@@ -36,7 +33,7 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
       },
     );
     scope.post<{ Params: { kind: string; job_id: string }; Body: string }>(
-      "/internal/v1/jobs/:kind/:job_id/callback",
+      CALLBACK_ROUTE,
       { schema: { hide: true } },
       async (request, reply) => {
         const params = Params.safeParse(request.params);
