@@ -36,4 +36,20 @@ describe("log redaction", () => {
     expect(log).not.toContain(t.ctx.callbackSecret);
     expect(log).not.toMatch(/v1=[0-9a-f]{64}/);
   });
+
+  it("never writes a download token (a bearer credential) from /files/<token>", async () => {
+    await t.ctx.store.put("results/log-test/target_scores.tsv", "id\tscore\n");
+    const url = await t.ctx.store.presignGet("results/log-test/target_scores.tsv", {
+      filename: "target_scores.tsv",
+      expiresInSeconds: 60,
+    });
+    const path = new URL(url).pathname;
+    const token = path.slice("/files/".length);
+    expect(token.length).toBeGreaterThan(20);
+    const res = await t.app.inject({ url: path });
+    expect(res.statusCode).toBe(200);
+    const log = lines.join("\n");
+    expect(log).toContain("/files/[redacted]");
+    expect(log).not.toContain(token);
+  });
 });

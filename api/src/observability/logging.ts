@@ -53,6 +53,30 @@ export function prettyTransport(
   return { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard" } };
 }
 
+/** A request's URL as logged: download tokens of `/files/<token>` are bearer credentials. */
+export function loggedUrl(url: string): string {
+  return url.replace(/^\/files\/[^?#]+/, "/files/[redacted]");
+}
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/** Fastify's request serializer, with the URL passed through `loggedUrl`. */
+function serializeRequest(req: LoggedRequest): Record<string, unknown> {
+  return {
+    method: req.method,
+    url: loggedUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 /** The API's logger options: level, redaction (app paths + EXTRA_REDACT_PATHS), trace mixin, TTY output. */
 export function apiLoggerOptions(
   level: string,
@@ -64,6 +88,7 @@ export function apiLoggerOptions(
     level,
     redact: { paths: [...new Set([...redactPaths, ...EXTRA_REDACT_PATHS])], censor: "[redacted]" },
     mixin: traceMixin,
+    serializers: { req: serializeRequest },
     ...(transport ? { transport } : {}),
   };
 }

@@ -25,6 +25,7 @@ import type { Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
 import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
+import { apiLoggerOptions } from "../observability/logging.ts";
 import { deriveCallbackKey } from "../../../runner/src/contract/index.ts";
 
 export class RecordingDispatcher implements Dispatcher {
@@ -134,10 +135,10 @@ export async function buildTestApp(
   const lines = options.logLines;
   const app = lines
     ? await buildApp(ctx, {
-        loggerInstance: pino(
-          { level: "trace", redact: { paths: REDACT_PATHS, censor: "[redacted]" } },
-          { write: (line: string) => void lines.push(line) },
-        ),
+        // The production logger options, writing into `lines`.
+        loggerInstance: pino(apiLoggerOptions("trace", REDACT_PATHS, { isTTY: false }), {
+          write: (line: string) => void lines.push(line),
+        }),
       })
     : await buildApp(ctx, { logger: false });
   await app.ready();
