@@ -18,7 +18,8 @@ for (const file of files) {
   for (const row of await mod.suite.run()) rows.push({ ...row, suite: mod.suite.name });
 }
 
-const fmt = (s: number | null) => (s === null ? "n/a" : s < 1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
+const fmt = (s: number | null) =>
+  s === null ? "n/a" : s < 1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`;
 console.log("| suite | measured | time | reference | reference time | ratio | note |");
 console.log("|---|---|---|---|---|---|---|");
 for (const r of rows) {

@@ -12,7 +12,8 @@ export interface Float32Matrix {
 const MAGIC = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]);
 
 export function encodeNpyFloat32(matrix: Float32Matrix): Buffer {
-  if (matrix.data.length !== matrix.rows * matrix.cols) throw new Error("matrix size does not match its shape");
+  if (matrix.data.length !== matrix.rows * matrix.cols)
+    throw new Error("matrix size does not match its shape");
   let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${matrix.rows}, ${matrix.cols}), }`;
   // The header (magic + version + length field + text + newline) is padded to a multiple of 64.
   const unpadded = MAGIC.length + 2 + 2 + header.length + 1;

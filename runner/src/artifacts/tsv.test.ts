@@ -15,7 +15,13 @@ describe("tsv", () => {
   });
 
   it("round-trips rows through the header", () => {
-    const text = toTsv(["id", "score"], [{ id: "A|PROTEIN", score: 0.1760912591 }, { id: "B|PROTEIN", score: null }]);
+    const text = toTsv(
+      ["id", "score"],
+      [
+        { id: "A|PROTEIN", score: 0.1760912591 },
+        { id: "B|PROTEIN", score: null },
+      ],
+    );
     expect(text).toBe("id\tscore\nA|PROTEIN\t0.176091259\nB|PROTEIN\tNA\n");
     const rows = parseTsvRecords(text);
     expect(rows[1]).toEqual({ id: "B|PROTEIN", score: "NA" });

@@ -18,7 +18,10 @@ export function formatCell(value: Cell): string {
 }
 
 /** Serializes rows under the given columns; every row must have every column (null is NA). */
-export function toTsv<Row extends Record<string, Cell>>(columns: readonly (keyof Row & string)[], rows: Iterable<Row>): string {
+export function toTsv<Row extends Record<string, Cell>>(
+  columns: readonly (keyof Row & string)[],
+  rows: Iterable<Row>,
+): string {
   const lines = [columns.join("\t")];
   for (const row of rows) lines.push(columns.map((c) => formatCell(row[c])).join("\t"));
   return lines.join("\n") + "\n";
