@@ -25,6 +25,9 @@ import { parse } from "yaml";
 import type { PredictionJobSpec } from "../../runner/src/contract/index.ts";
 import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
 import { predictionSpec } from "./prediction.ts";
+import { injectKube } from "../harness/vitest.ts";
+import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
+import { makeTempDir, type TempDir } from "../harness/proc.ts";
 
 /** The repository root. */
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -406,4 +409,28 @@ export class WatchBreakingProxy {
     upstream.once("error", () => res.destroy());
     req.pipe(upstream);
   }
+}
+
+/** What an operator test starts from: admin access, a temp dir, the CRDs, a prepared namespace. */
+export interface OperatorTestEnv {
+  kube: ReturnType<typeof injectKube>;
+  admin: KubeConfig;
+  tmp: TempDir;
+  /** Kubeconfig and token of the operator's ServiceAccount (the chart's RBAC, not admin). */
+  sa: Awaited<ReturnType<typeof serviceAccountKubeconfig>>;
+}
+
+/** The common beforeAll of operator cluster tests. */
+export async function operatorTestEnv(label: string, namespace: string): Promise<OperatorTestEnv> {
+  const kube = injectKube();
+  const admin = loadKubeConfig(kube);
+  const tmp = await makeTempDir(label);
+  await applyCrds(admin);
+  await setupNamespace(admin, namespace);
+  const sa = await serviceAccountKubeconfig(kube, {
+    namespace,
+    name: "causeway-operator",
+    path: join(tmp.path, "sa.kubeconfig"),
+  });
+  return { kube, admin, tmp, sa };
 }

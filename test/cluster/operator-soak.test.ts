@@ -9,21 +9,18 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { injectKube } from "../harness/vitest.ts";
-import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
 import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
 import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import type { TempDir } from "../harness/proc.ts";
 import { GROUP, RESOURCES, VERSION } from "../../crds/types.ts";
 import {
-  applyCrds,
+  operatorTestEnv,
   behave,
   clients,
   createPrediction,
   fakeRunnerCommand,
   metricSum,
-  setupNamespace,
   startOperator,
   testPrediction,
   waitFor,
@@ -95,16 +92,9 @@ async function sample(): Promise<{ heap: number; fds: number }> {
 // Opt-in (CAUSEWAY_SOAK_CYCLES=N): thousands of create/complete/delete cycles do not fit a CI run.
 describe.skipIf(cycles === 0)("operator soak", () => {
   beforeAll(async () => {
-    const kube = injectKube();
-    admin = loadKubeConfig(kube);
-    tmp = await makeTempDir("operator-soak");
-    await applyCrds(admin);
-    await setupNamespace(admin, namespace);
-    const sa = await serviceAccountKubeconfig(kube, {
-      namespace,
-      name: "causeway-operator",
-      path: join(tmp.path, "sa.kubeconfig"),
-    });
+    const env = await operatorTestEnv("operator-soak", namespace);
+    const { kube, sa } = env;
+    ({ admin, tmp } = env);
     kubelet = await startKubeletDouble({
       kubeconfigPath: kube.kubeconfigPath,
       namespace,

@@ -8,19 +8,17 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { injectKube } from "../harness/vitest.ts";
-import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
 import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
 import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import type { TempDir } from "../harness/proc.ts";
 import {
-  applyCrds,
+  operatorTestEnv,
   behave,
   clients,
   createPrediction,
   fakeRunnerCommand,
   jobsOf,
-  setupNamespace,
   startOperator,
   testPrediction,
   waitFor,
@@ -35,16 +33,9 @@ let tmp: TempDir;
 let operator: OperatorProcess;
 
 beforeAll(async () => {
-  const kube = injectKube();
-  admin = loadKubeConfig(kube);
-  tmp = await makeTempDir("operator-stuck");
-  await applyCrds(admin);
-  await setupNamespace(admin, namespace);
-  const sa = await serviceAccountKubeconfig(kube, {
-    namespace,
-    name: "causeway-operator",
-    path: join(tmp.path, "sa.kubeconfig"),
-  });
+  const env = await operatorTestEnv("operator-stuck", namespace);
+  const { sa } = env;
+  ({ admin, tmp } = env);
   operator = startOperator(projectNode(), {
     kubeconfigPath: sa.kubeconfigPath,
     namespace,

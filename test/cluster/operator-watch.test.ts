@@ -8,20 +8,17 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { injectKube } from "../harness/vitest.ts";
-import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
 import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
 import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import type { TempDir } from "../harness/proc.ts";
 import {
-  applyCrds,
+  operatorTestEnv,
   behave,
   clients,
   createPrediction,
   fakeRunnerCommand,
   jobsOf,
-  setupNamespace,
   startOperator,
   testPrediction,
   waitForPhase,
@@ -39,16 +36,9 @@ let proxy: WatchBreakingProxy;
 let breaker: NodeJS.Timeout;
 
 beforeAll(async () => {
-  const kube = injectKube();
-  admin = loadKubeConfig(kube);
-  tmp = await makeTempDir("operator-watch");
-  await applyCrds(admin);
-  await setupNamespace(admin, namespace);
-  const sa = await serviceAccountKubeconfig(kube, {
-    namespace,
-    name: "causeway-operator",
-    path: join(tmp.path, "sa.kubeconfig"),
-  });
+  const env = await operatorTestEnv("operator-watch", namespace);
+  const { kube, sa } = env;
+  ({ admin, tmp } = env);
   proxy = new WatchBreakingProxy(kube.server, kube.caData, 3);
   const port = await proxy.start();
   const kubeconfigPath = join(tmp.path, "proxied.kubeconfig");
