@@ -40,6 +40,23 @@ async function runner(args: string[]): Promise<{ code: number; stderr: string }>
   }
 }
 
+/** `target-validation` on the Kang split pair and its DEG list. */
+const validateKangSplit = (target: string, out: string): string[] => [
+  "target-validation",
+  "--network",
+  DEFAULT_NETWORK,
+  "--control",
+  join(SPLIT, "control.h5ad"),
+  "--perturbed",
+  join(SPLIT, "perturbed.h5ad"),
+  "--degs",
+  join(SPLIT, "degs.json"),
+  "--target",
+  target,
+  "--out",
+  out,
+];
+
 let outRoot: string;
 beforeAll(async () => {
   outRoot = await mkdtemp(join(tmpdir(), "causeway-cli-"));
@@ -81,21 +98,7 @@ describe("runner command line on the Kang data", () => {
 
   it("target-validation on the split pair explains STAT1 with paths into interferon genes", async () => {
     const out = join(outRoot, "split");
-    const { code, stderr } = await runner([
-      "target-validation",
-      "--network",
-      DEFAULT_NETWORK,
-      "--control",
-      join(SPLIT, "control.h5ad"),
-      "--perturbed",
-      join(SPLIT, "perturbed.h5ad"),
-      "--degs",
-      join(SPLIT, "degs.json"),
-      "--target",
-      "STAT1|PROTEIN",
-      "--out",
-      out,
-    ]);
+    const { code, stderr } = await runner(validateKangSplit("STAT1|PROTEIN", out));
     expect(code, stderr).toBe(0);
     const validation = JSON.parse(await readFile(join(out, "target_validation.json"), "utf8")) as {
       rank: number;
@@ -114,21 +117,9 @@ describe("runner command line on the Kang data", () => {
   });
 
   it("fails with the failure code and a non-zero exit for a target the network lacks", async () => {
-    const { code, stderr } = await runner([
-      "target-validation",
-      "--network",
-      DEFAULT_NETWORK,
-      "--control",
-      join(SPLIT, "control.h5ad"),
-      "--perturbed",
-      join(SPLIT, "perturbed.h5ad"),
-      "--degs",
-      join(SPLIT, "degs.json"),
-      "--target",
-      "NOTAGENE1|PROTEIN",
-      "--out",
-      join(outRoot, "bad-target"),
-    ]);
+    const { code, stderr } = await runner(
+      validateKangSplit("NOTAGENE1|PROTEIN", join(outRoot, "bad-target")),
+    );
     expect(code).toBe(3);
     expect(stderr).toContain("target_not_in_interactome");
   });
