@@ -3,7 +3,7 @@
  * configuration, database, limit counters, object store, dispatcher, runner pieces and the
  * clock. Tests build it with the embedded mode's real parts and an injected clock.
  */
-import type { ObjectStore } from "../../runner/src/storage/index.ts";
+import type { ObjectStore } from "@causeway/runner/storage";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { Dispatcher } from "./dispatch/dispatcher.ts";

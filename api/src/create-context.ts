@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { callbackUrl, type JobKind } from "../../runner/src/contract/index.ts";
-import type { ObjectStore } from "../../runner/src/storage/index.ts";
+import { callbackUrl, type JobKind } from "@causeway/contract";
+import type { ObjectStore } from "@causeway/runner/storage";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { Database } from "./db/database.ts";

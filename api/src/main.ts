@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
 import { ensureConfiguredModel } from "./services/models.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
-import { initTracing } from "../../runner/src/telemetry/tracing.ts";
+import { initTracing } from "@causeway/contract/telemetry";
 
 let config: Config;
 try {

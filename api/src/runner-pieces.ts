@@ -5,12 +5,12 @@
  * only in the routes that need them and a server that never renders never loads them. Tests
  * inject fakes through the RunnerPieces interface.
  */
-import type { ObjectStore } from "../../runner/src/storage/index.ts";
+import type { ObjectStore } from "@causeway/runner/storage";
 
-import type * as AnnDataModule from "../../runner/src/anndata/index.ts";
-import type * as CausalModule from "../../runner/src/causal/index.ts";
-import type * as GraphModule from "../../runner/src/graph/index.ts";
-import type * as ModelModule from "../../runner/src/model/index.ts";
+import type * as AnnDataModule from "@causeway/runner/anndata";
+import type * as CausalModule from "@causeway/runner/causal";
+import type * as GraphModule from "@causeway/runner/graph";
+import type * as ModelModule from "@causeway/runner/model";
 
 export interface UploadSummary {
   nObs: number;
@@ -59,7 +59,7 @@ export function isInvalidGraphInputs(err: unknown): boolean {
 }
 
 let anndata: Promise<typeof AnnDataModule> | undefined;
-const loadAnnData = () => (anndata ??= import("../../runner/src/anndata/index.ts"));
+const loadAnnData = () => (anndata ??= import("@causeway/runner/anndata"));
 
 /** The real pieces from runner/src, loaded on first use. */
 export const runnerPieces: RunnerPieces = {
@@ -67,7 +67,7 @@ export const runnerPieces: RunnerPieces = {
     return (await loadAnnData()).validateUpload(path, options);
   },
   async importModel(options) {
-    const m: typeof ModelModule = await import("../../runner/src/model/index.ts");
+    const m: typeof ModelModule = await import("@causeway/runner/model");
     const log = options.onProgress;
     return m.importModel({
       networkPath: options.networkPath,
@@ -80,11 +80,11 @@ export const runnerPieces: RunnerPieces = {
     });
   },
   async intermediaryProteins(rows, options) {
-    const c: typeof CausalModule = await import("../../runner/src/causal/index.ts");
+    const c: typeof CausalModule = await import("@causeway/runner/causal");
     return c.intermediaryProteins(rows, options);
   },
   async renderCausalGraph(inputsJson, options) {
-    const g: typeof GraphModule = await import("../../runner/src/graph/index.ts");
+    const g: typeof GraphModule = await import("@causeway/runner/graph");
     return g.renderCausalGraph(g.parseCausalGraphInputs(inputsJson), options);
   },
   async close() {

@@ -14,7 +14,7 @@ import { startHealthServer } from "./runtime/health.ts";
 import { ClientNodeGateway, KubeLeaseStore } from "./runtime/kube.ts";
 import { LeaderElector } from "./runtime/lease.ts";
 import { OperatorMetrics } from "./runtime/metrics.ts";
-import { activeTraceFields, initTracing } from "../../runner/src/telemetry/tracing.ts";
+import { activeTraceFields, initTracing } from "@causeway/contract/telemetry";
 
 /** The server's minor version (decides optional Job fields); retried, since the apiserver may still be starting. */
 async function serverMinor(kc: KubeConfig, log: Logger): Promise<number> {

@@ -12,7 +12,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "./contract/index.ts";
+import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
 import { normalizeDegs } from "./inputs/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
 import { FsObjectStore } from "./storage/index.ts";

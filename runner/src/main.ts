@@ -4,11 +4,11 @@
  * from the environment (RUNNER_ENV of the contract plus the storage settings).
  */
 import { randomUUID } from "node:crypto";
-import { JobSpec, RUNNER_ENV, RUNNER_EXIT } from "./contract/index.ts";
+import { JobSpec, RUNNER_ENV, RUNNER_EXIT } from "@causeway/contract";
 import { HttpCallbackReporter } from "./jobs/reporter.ts";
 import { runJob } from "./jobs/run-job.ts";
 import { storeFromEnv } from "./jobs/store-from-env.ts";
-import { contextFromTraceparent, initTracing, inSpan } from "./telemetry/tracing.ts";
+import { contextFromTraceparent, initTracing, inSpan } from "@causeway/contract/telemetry";
 
 function required(name: string): string {
   const value = process.env[name];

@@ -22,8 +22,8 @@ import {
   type V1PolicyRule,
 } from "@kubernetes/client-node";
 import { parse } from "yaml";
-import type { PredictionJobSpec } from "../../runner/src/contract/index.ts";
-import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import type { PredictionJobSpec } from "@causeway/contract";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "@causeway/contract";
 import { predictionSpec } from "./prediction.ts";
 import { injectKube } from "../harness/vitest.ts";
 import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";

@@ -3,7 +3,7 @@
  * resources, their runner Jobs and pods, and a reconcile config.
  */
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
-import type { CausalAnalysisJobSpec, PredictionJobSpec } from "../../runner/src/contract/index.ts";
+import type { CausalAnalysisJobSpec, PredictionJobSpec } from "@causeway/contract";
 import {
   API_VERSION,
   type CausalAnalysisResource,
@@ -11,7 +11,7 @@ import {
   type Condition,
   type PredictionResource,
   type ReportedStatus,
-} from "../../crds/types.ts";
+} from "@causeway/contract";
 import { buildJob, RUNNER_CONTAINER } from "../../operator/src/reconcile/job.ts";
 import type { ReconcileConfig } from "../../operator/src/reconcile/types.ts";
 

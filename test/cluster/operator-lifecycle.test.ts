@@ -15,7 +15,7 @@ import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-doubl
 import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
 import { makeTempDir, type TempDir } from "../harness/proc.ts";
-import { GROUP, RESOURCES, VERSION } from "../../crds/types.ts";
+import { GROUP, RESOURCES, VERSION } from "@causeway/contract";
 import { clientNodeResources, KubernetesDispatcher } from "../../api/src/dispatch/kubernetes.ts";
 import { pino } from "pino";
 import {

@@ -13,7 +13,7 @@ import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-doubl
 import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
 import type { TempDir } from "../harness/proc.ts";
-import { GROUP, RESOURCES, VERSION } from "../../crds/types.ts";
+import { GROUP, RESOURCES, VERSION } from "@causeway/contract";
 import {
   operatorTestEnv,
   behave,

@@ -28,8 +28,8 @@ import { registerModel } from "../../api/src/db/models.ts";
 import type { Dispatcher } from "../../api/src/dispatch/dispatcher.ts";
 import { apiLoggerOptions } from "../../api/src/observability/logging.ts";
 import { sample } from "../../api/src/observability/testing.ts";
-import { callbackPath } from "../../runner/src/contract/index.ts";
-import { deriveCallbackKey, type JobSpec } from "../../runner/src/contract/index.ts";
+import { callbackPath } from "@causeway/contract";
+import { deriveCallbackKey, type JobSpec } from "@causeway/contract";
 import { HttpCallbackReporter } from "../../runner/src/jobs/reporter.ts";
 import { runJob } from "../../runner/src/jobs/run-job.ts";
 import { defaultModel } from "../../runner/src/model/fixtures/default-model.ts";
@@ -38,7 +38,7 @@ import {
   initTracing,
   inSpan,
   type TracingHandle,
-} from "../../runner/src/telemetry/tracing.ts";
+} from "@causeway/contract/telemetry";
 import { KANG_DIR } from "../shared-data.ts";
 
 const SPLIT = join(KANG_DIR, "split_cd14mono");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseTsvRecords } from "../../runner/src/artifacts/tsv.ts";
+import { parseTsvRecords } from "@causeway/runner/artifacts";
 import { DEFAULT_NETWORK, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 
 const run = promisify(execFile);

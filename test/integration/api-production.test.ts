@@ -21,8 +21,8 @@ import {
   splitForm,
   validationArtifacts,
 } from "../../api/src/testing/helper.ts";
-import { signCallback, deriveCallbackKey, type RunnerCallback } from "../../runner/src/contract/index.ts";
-import { S3ObjectStore } from "../../runner/src/storage/index.ts";
+import { signCallback, deriveCallbackKey, type RunnerCallback } from "@causeway/contract";
+import { S3ObjectStore } from "@causeway/runner/storage";
 import { uniquePrefix } from "../harness/isolation.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
 import type { FastifyInstance } from "fastify";

@@ -5,13 +5,7 @@
  * and concurrent delivery: a finished job never changes, progress never goes back, started_at
  * is set once.
  */
-import type {
-  DatasetSummary,
-  FailureCode,
-  JobKind,
-  JobSpec,
-  ProcessingStep,
-} from "../../../runner/src/contract/index.ts";
+import type { DatasetSummary, FailureCode, JobKind, JobSpec, ProcessingStep } from "@causeway/contract";
 import type { Queryable } from "./database.ts";
 
 export type JobStatus = "pending" | "processing" | "completed" | "failed";

@@ -4,7 +4,7 @@
  * the operator turns into Kubernetes Jobs (api/src/dispatch/kubernetes.ts, owned by the operator
  * engineer). Either way the runner reports through the same signed HTTP callback.
  */
-import type { JobKind, JobSpec } from "../../../runner/src/contract/index.ts";
+import type { JobKind, JobSpec } from "@causeway/contract";
 
 /** The status fields the API mirrors to the dispatcher after applying a callback. */
 export type MirroredStatus = {

@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
-import type { JobKind, JobSpec } from "../../../runner/src/contract/index.ts";
+import type { JobKind, JobSpec } from "@causeway/contract";
 import {
   ANNOTATIONS,
   API_VERSION,
@@ -23,10 +23,10 @@ import {
   VERSION,
   resourceName,
   type ReportedStatus,
-} from "../../../crds/types.ts";
+} from "@causeway/contract";
 import type { Config } from "../config.ts";
 import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
-import { contextFromTraceparent, inSpan, traceContextOf } from "../../../runner/src/telemetry/tracing.ts";
+import { contextFromTraceparent, inSpan, traceContextOf } from "@causeway/contract/telemetry";
 
 /** The two calls the dispatcher makes, so tests can fake the apiserver. */
 export interface ResourceClient {
@@ -57,7 +57,7 @@ const retryable = (err: unknown): boolean => {
   return code === undefined || code === 409 || code === 429 || code >= 500;
 };
 
-/** The CRD's bounds for reported fields (crds/types.ts ReportedStatus). */
+/** The CRD's bounds for reported fields (crds/src/resources.ts ReportedStatus). */
 export function toReported(s: MirroredStatus): ReportedStatus {
   return {
     status: s.status,

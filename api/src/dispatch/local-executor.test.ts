@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deriveCallbackKey, type JobSpec } from "../../../runner/src/contract/index.ts";
+import { deriveCallbackKey, type JobSpec } from "@causeway/contract";
 import { LocalExecutor } from "./local-executor.ts";
 
 let dir: string;

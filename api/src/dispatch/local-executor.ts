@@ -6,12 +6,7 @@
  * that crashed before reporting is failed at once instead of waiting for the stall sweeper.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import {
-  RUNNER_ENV,
-  deriveCallbackKey,
-  type JobKind,
-  type JobSpec,
-} from "../../../runner/src/contract/index.ts";
+import { RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
 import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
 
 export interface LocalExecutorOptions {

@@ -3,7 +3,7 @@ import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initTracing, type TracingHandle } from "../../../runner/src/telemetry/tracing.ts";
+import { initTracing, type TracingHandle } from "@causeway/contract/telemetry";
 import { aPrediction } from "../../../test/builders/prediction.ts";
 import { KubernetesDispatcher } from "../dispatch/kubernetes.ts";
 

@@ -4,7 +4,7 @@
  * crash reports race to finish it. Queue wait and run time are observed at that moment from
  * the row's own timestamps, which PostgreSQL set.
  */
-import type { JobKind } from "../../../runner/src/contract/index.ts";
+import type { JobKind } from "@causeway/contract";
 import type { Queryable } from "../db/database.ts";
 import { recordJobFinished, type JobTypeLabel } from "./metrics.ts";
 

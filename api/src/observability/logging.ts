@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import type { LoggerOptions, TransportSingleOptions } from "pino";
-import { activeTraceFields } from "../../../runner/src/telemetry/tracing.ts";
+import { activeTraceFields } from "@causeway/contract/telemetry";
 
 /**
  * Redacted on top of the app's REDACT_PATHS: credentials a log call might carry as fields

@@ -8,7 +8,7 @@
  * must not break a request or a callback.
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
-import type { FailureCode, RunnerCallback } from "../../../runner/src/contract/index.ts";
+import type { FailureCode, RunnerCallback } from "@causeway/contract";
 
 /** The registry behind GET /metrics (plus the per-app database gauges, see db-gauges.ts). */
 export const registry = new Registry();

@@ -9,7 +9,7 @@
  * is the only 403 without one, so one hook sees them all, whichever code path refused.
  */
 import type { FastifyInstance } from "fastify";
-import { CALLBACK_ROUTE } from "../../../runner/src/contract/index.ts";
+import { CALLBACK_ROUTE } from "@causeway/contract";
 import type { Queryable } from "../db/database.ts";
 import { DatabaseGauges } from "./db-gauges.ts";
 import {

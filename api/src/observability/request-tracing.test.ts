@@ -3,7 +3,7 @@ import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trac
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initTracing, inSpan, type TracingHandle } from "../../../runner/src/telemetry/tracing.ts";
+import { initTracing, inSpan, type TracingHandle } from "@causeway/contract/telemetry";
 import { REDACT_PATHS } from "../app.ts";
 import { apiLoggerOptions } from "./logging.ts";
 import { bindJob, jobTraceContext, registerRequestTracing, startPhase } from "./request-tracing.ts";

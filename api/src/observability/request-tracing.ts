@@ -20,7 +20,7 @@ import {
   type Span,
 } from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
-import { contextFromTraceparent, traceContextOf, tracer } from "../../../runner/src/telemetry/tracing.ts";
+import { contextFromTraceparent, traceContextOf, tracer } from "@causeway/contract/telemetry";
 import { markTraced } from "./logging.ts";
 
 interface RequestSpans {

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initTracing, tracingRequested } from "../../../runner/src/telemetry/tracing.ts";
+import { initTracing, tracingRequested } from "@causeway/contract/telemetry";
 import { REDACT_PATHS } from "../app.ts";
 import { apiLoggerOptions, prettyTransport } from "./logging.ts";
 import { jobTraceContext, registerRequestTracing, startPhase } from "./request-tracing.ts";

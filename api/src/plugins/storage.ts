@@ -2,7 +2,7 @@
  * Storage part of the context: the configured object store (a directory whose links the API
  * serves itself, or S3) and the matching storage variables for runner processes.
  */
-import { FsObjectStore, S3ObjectStore, type ObjectStore } from "../../../runner/src/storage/index.ts";
+import { FsObjectStore, S3ObjectStore, type ObjectStore } from "@causeway/runner/storage";
 import type { Config } from "../config.ts";
 import type { DownloadTokens } from "../storage/download-tokens.ts";
 

@@ -4,7 +4,7 @@
  * are the same 404. Not part of the public contract's route list, so hidden from OpenAPI.
  */
 import type { FastifyInstance } from "fastify";
-import { FsObjectStore } from "../../../runner/src/storage/index.ts";
+import { FsObjectStore } from "@causeway/runner/storage";
 import type { AppContext } from "../context.ts";
 import { NotFound } from "../errors.ts";
 

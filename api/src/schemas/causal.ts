@@ -1,6 +1,6 @@
 /** Schemas of the causal-analysis routes (service-spec §2.13, §4.9–4.12) and the quota route. */
 import { z } from "zod";
-import { CausalParams } from "../../../runner/src/contract/index.ts";
+import { CausalParams } from "@causeway/contract";
 import { Artifact, DateTime, JobStatusSchema, Uuid } from "./common.ts";
 
 const C = CausalParams.shape;

@@ -1,7 +1,7 @@
 /** Schemas of the prediction routes (service-spec §2.1–2.12, §4.1–4.8). */
 import { z } from "zod";
-import { PredictionParams } from "../../../runner/src/contract/index.ts";
-import { DatasetSummary } from "../../../runner/src/contract/index.ts";
+import { PredictionParams } from "@causeway/contract";
+import { DatasetSummary } from "@causeway/contract";
 import { Artifact, DateTime, JobStatusSchema, Uuid } from "./common.ts";
 
 export const PredictionResultRow = z

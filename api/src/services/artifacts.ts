@@ -2,9 +2,9 @@
  * Reading a job's stored artifacts for the status and derived routes. Object keys come only
  * from the result-file map the runner reported; clients never name a key.
  */
-import { decodeNpyFloat32 } from "../../../runner/src/artifacts/npy.ts";
-import { booleanCell, numberCell, parseTsv } from "../../../runner/src/artifacts/tsv.ts";
-import { ObjectNotFound, type ObjectStore } from "../../../runner/src/storage/index.ts";
+import { decodeNpyFloat32 } from "@causeway/runner/artifacts";
+import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
+import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { z } from "zod";
 import type { ResultFileMap } from "../db/jobs.ts";
 import type { PredictionResultRow, SourceInfluenceMatrixPreview } from "../schemas/predictions.ts";

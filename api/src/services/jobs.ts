@@ -5,7 +5,7 @@
  * reservation release and the dispatcher's status mirror follow and are idempotent.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { FailureCode, JobKind, RunnerCallback } from "../../../runner/src/contract/index.ts";
+import type { FailureCode, JobKind, RunnerCallback } from "@causeway/contract";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import {

@@ -3,7 +3,7 @@
  * CAUSEWAY_MODEL/CAUSEWAY_HGNC are set and the configured version is not registered yet, it is
  * imported into object storage with the runner's importModel and registered as the default.
  */
-import type { ObjectStore } from "../../../runner/src/storage/index.ts";
+import type { ObjectStore } from "@causeway/runner/storage";
 import type { Database } from "../db/database.ts";
 import { getDefaultModel, getModel, registerModel } from "../db/models.ts";
 import type { RunnerPieces } from "../runner-pieces.ts";

@@ -3,9 +3,9 @@
  * never get error_detail, full score columns, or artifact links on target_validation jobs.
  * Fields whose value is unknown are omitted where the contract marks them optional.
  */
-import { ARTIFACTS } from "../../../runner/src/contract/index.ts";
-import { numberCell } from "../../../runner/src/artifacts/tsv.ts";
-import type { ObjectStore } from "../../../runner/src/storage/index.ts";
+import { ARTIFACTS } from "@causeway/contract";
+import { numberCell } from "@causeway/runner/artifacts";
+import type { ObjectStore } from "@causeway/runner/storage";
 import type { Account } from "../db/accounts.ts";
 import type { CausalAnalysisRow, PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import type { PredictionStatusResponse } from "../schemas/predictions.ts";

@@ -16,7 +16,7 @@ import {
   PredictionParams,
   parseEntityId,
   type PredictionInputs,
-} from "../../../runner/src/contract/index.ts";
+} from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import { consumeQuota, refundQuota, type Account } from "../db/accounts.ts";
 import { insertPrediction } from "../db/jobs.ts";

@@ -6,7 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { UrlSigner } from "../../../runner/src/storage/index.ts";
+import type { UrlSigner } from "@causeway/runner/storage";
 
 const Sealed = z.object({ k: z.string().min(1), f: z.string(), e: z.number().int() });
 

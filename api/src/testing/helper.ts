@@ -8,13 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import {
-  signCallback,
-  type JobKind,
-  type JobSpec,
-  type RunnerCallback,
-} from "../../../runner/src/contract/index.ts";
-import { FsObjectStore } from "../../../runner/src/storage/index.ts";
+import { signCallback, type JobKind, type JobSpec, type RunnerCallback } from "@causeway/contract";
+import { FsObjectStore } from "@causeway/runner/storage";
 import { REDACT_PATHS, buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { AppContext } from "../context.ts";
@@ -26,7 +21,7 @@ import { MemoryLimitStore } from "../limits/memory-store.ts";
 import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
 import { apiLoggerOptions } from "../observability/logging.ts";
-import { deriveCallbackKey } from "../../../runner/src/contract/index.ts";
+import { deriveCallbackKey } from "@causeway/contract";
 
 export class RecordingDispatcher implements Dispatcher {
   readonly specs: JobSpec[] = [];

@@ -6,8 +6,8 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { V1EnvVar, V1Job } from "@kubernetes/client-node";
-import { ANNOTATIONS } from "../../../crds/types.ts";
-import { contextFromTraceparent } from "../../../runner/src/telemetry/tracing.ts";
+import { ANNOTATIONS } from "@causeway/contract";
+import { contextFromTraceparent } from "@causeway/contract/telemetry";
 
 /** The trace context a resource's reconcile continues (its annotations), else the active one. */
 export function resourceTraceContext(resource: {

@@ -2,8 +2,8 @@
  * Reconcile decision for a CausalAnalysis: validate the spec against the contract, then run
  * the shared runner-Job decision.
  */
-import { CausalAnalysisJobSpec } from "../../../runner/src/contract/index.ts";
-import type { CausalAnalysisResource } from "../../../crds/types.ts";
+import { CausalAnalysisJobSpec } from "@causeway/contract";
+import type { CausalAnalysisResource } from "@causeway/contract";
 import { reconcileRunnerJob } from "./runner-job.ts";
 import type { Decision, Observed, ReconcileConfig } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deriveCallbackKey, RUNNER_ENV, RUNNER_EXIT } from "../../../runner/src/contract/index.ts";
+import { deriveCallbackKey, RUNNER_ENV, RUNNER_EXIT } from "@causeway/contract";
 import { aCausalAnalysis, aPrediction, JOB_ID, testConfig } from "../../../test/builders/prediction.ts";
 import {
   buildJob,

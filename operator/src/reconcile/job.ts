@@ -12,14 +12,8 @@ import type {
   V1OwnerReference,
   V1Secret,
 } from "@kubernetes/client-node";
-import {
-  callbackUrl,
-  deriveCallbackKey,
-  RUNNER_ENV,
-  RUNNER_EXIT,
-  type JobKind,
-} from "../../../runner/src/contract/index.ts";
-import { ANNOTATIONS, API_VERSION, LABELS, RESOURCES, type CausewayResource } from "../../../crds/types.ts";
+import { callbackUrl, deriveCallbackKey, RUNNER_ENV, RUNNER_EXIT, type JobKind } from "@causeway/contract";
+import { ANNOTATIONS, API_VERSION, LABELS, RESOURCES, type CausewayResource } from "@causeway/contract";
 import type { ReconcileConfig } from "./types.ts";
 
 /** The container name; podFailurePolicy rules refer to it. */

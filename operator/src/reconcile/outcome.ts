@@ -3,7 +3,7 @@
  * cannot report itself: OOM kills, the Job deadline, pods that never start, evictions.
  */
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
-import { RUNNER_EXIT, type FailureCode } from "../../../runner/src/contract/index.ts";
+import { RUNNER_EXIT, type FailureCode } from "@causeway/contract";
 import { RUNNER_CONTAINER } from "./job.ts";
 import { REASONS, type ReconcileConfig, type Reason } from "./types.ts";
 

@@ -10,7 +10,7 @@ import {
   T0,
   testConfig,
 } from "../../../test/builders/prediction.ts";
-import type { PredictionResource } from "../../../crds/types.ts";
+import type { PredictionResource } from "@causeway/contract";
 import { reconcilePrediction } from "./prediction.ts";
 import { reconcileCausalAnalysis } from "./causal-analysis.ts";
 import type { Decision } from "./types.ts";

@@ -3,8 +3,8 @@
  * contract's zod schema plus the cross-field rules of service-spec §4.1), then run the
  * shared runner-Job decision.
  */
-import { PredictionJobSpec } from "../../../runner/src/contract/index.ts";
-import type { PredictionResource } from "../../../crds/types.ts";
+import { PredictionJobSpec } from "@causeway/contract";
+import type { PredictionResource } from "@causeway/contract";
 import { reconcileRunnerJob } from "./runner-job.ts";
 import type { Decision, Observed, ReconcileConfig } from "./types.ts";
 

@@ -6,9 +6,9 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { V1Job } from "@kubernetes/client-node";
-import type { FailureCode } from "../../../runner/src/contract/index.ts";
-import { removeCondition, setCondition } from "../../../crds/conditions.ts";
-import { CONDITION_TYPES, type CausewayStatus, type Phase } from "../../../crds/types.ts";
+import type { FailureCode } from "@causeway/contract";
+import { removeCondition, setCondition } from "@causeway/contract";
+import { CONDITION_TYPES, type CausewayStatus, type Phase } from "@causeway/contract";
 import { buildJob, buildSecret, childNames, isControlledBy } from "./job.ts";
 import { jobOutcome } from "./outcome.ts";
 import {

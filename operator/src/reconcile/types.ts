@@ -2,7 +2,7 @@
  * Inputs and outputs of the pure reconcile functions. A reconcile pass observes
  * (resource, job, pods, now, config) and returns a Decision; the runtime carries it out.
  */
-import type { FailureCode } from "../../../runner/src/contract/index.ts";
+import type { FailureCode } from "@causeway/contract";
 import type {
   V1EnvVar,
   V1Job,
@@ -11,7 +11,7 @@ import type {
   V1Secret,
   V1Toleration,
 } from "@kubernetes/client-node";
-import type { CausewayResource, CausewayStatus } from "../../../crds/types.ts";
+import type { CausewayResource, CausewayStatus } from "@causeway/contract";
 
 /** Settings of the runner Jobs, from the operator's configuration (operator/src/config.ts). */
 export interface ReconcileConfig {

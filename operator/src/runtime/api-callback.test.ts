@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { RunnerCallback, deriveCallbackKey, verifyCallback } from "../../../runner/src/contract/index.ts";
+import { RunnerCallback, deriveCallbackKey, verifyCallback } from "@causeway/contract";
 import { httpFailureReporter, type FailureReport } from "./api-callback.ts";
 
 let server: Server | undefined;

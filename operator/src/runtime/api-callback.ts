@@ -13,7 +13,7 @@ import {
   type FailedCallback,
   type FailureCode,
   type JobKind,
-} from "../../../runner/src/contract/index.ts";
+} from "@causeway/contract";
 
 export interface FailureReport {
   kind: JobKind;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { KubeConfig, type EventsV1Event, type V1Job, type V1Secret } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { aJob, aPrediction, JOB_ID, T0, testConfig } from "../../../test/builders/prediction.ts";
-import type { CausewayResource } from "../../../crds/types.ts";
+import type { CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { FakeClock } from "./clock.ts";
 import { Controller, queueKey } from "./controller.ts";

@@ -13,7 +13,7 @@ import type {
 } from "@kubernetes/client-node";
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { JobKind } from "../../../runner/src/contract/index.ts";
+import type { JobKind } from "@causeway/contract";
 import {
   GROUP,
   LABELS,
@@ -22,7 +22,7 @@ import {
   type CausalAnalysisResource,
   type CausewayResource,
   type PredictionResource,
-} from "../../../crds/types.ts";
+} from "@causeway/contract";
 import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
 import { childNames, isControlledBy } from "../reconcile/job.ts";
 import { reconcilePrediction } from "../reconcile/prediction.ts";
@@ -35,7 +35,7 @@ import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
-import { inSpan, traceContextOf } from "../../../runner/src/telemetry/tracing.ts";
+import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
 import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
 
 const KINDS: JobKind[] = ["prediction", "causal_analysis"];

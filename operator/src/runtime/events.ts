@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { EventsV1Event } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { CausewayResource } from "../../../crds/types.ts";
+import type { CausewayResource } from "@causeway/contract";
 import type { EventSpec } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
 import { microTime, type KubeGateway } from "./kube.ts";

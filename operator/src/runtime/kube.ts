@@ -18,7 +18,7 @@ import {
   type V1Lease,
   type V1Secret,
 } from "@kubernetes/client-node";
-import type { JobKind } from "../../../runner/src/contract/index.ts";
+import type { JobKind } from "@causeway/contract";
 import {
   API_VERSION,
   FIELD_MANAGERS,
@@ -26,7 +26,7 @@ import {
   RESOURCES,
   VERSION,
   type CausewayResource,
-} from "../../../crds/types.ts";
+} from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { LeaseConflict, type LeaseRecord, type LeaseStore } from "./lease.ts";
 

@@ -2,7 +2,7 @@
  * The structural pre-check of an uploaded .h5ad (contract rule 3(d)), in-thread. Reads only
  * metadata and small attributes; `validateUpload` runs it in a recyclable worker.
  */
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import { H5LibraryFailure } from "./errors.ts";
 import { inspectAnnData } from "./read-anndata.ts";
 import { readLimits } from "./limits.ts";

@@ -1,4 +1,4 @@
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 
 /** A JobFailure with code `invalid_h5ad`: the file cannot be read as AnnData. */
 export function invalidH5ad(message: string, detail?: string): JobFailure {

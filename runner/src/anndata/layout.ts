@@ -3,7 +3,7 @@
  * matrices and their encodings, obs/var columns. Every bound of `ReadLimits` is checked here,
  * before any matrix or column data is read.
  */
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import { invalidH5ad } from "./errors.ts";
 import type { H5Node } from "./inventory.ts";
 import type { ReadLimits } from "./limits.ts";

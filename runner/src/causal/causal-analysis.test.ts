@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { toyModel } from "../model/fixtures/toy.ts";
 import { causalAnalysis, type CausalAnalysisInput } from "./causal-analysis.ts";
 import { intermediaryProteins } from "./intermediaries.ts";

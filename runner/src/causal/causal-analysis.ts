@@ -2,7 +2,7 @@
  * Causal analysis of one target (model.md §10): impacted DEGs, then the kept causal paths.
  * Both jobs that run it (target_validation step 5, standalone causal analysis) call this.
  */
-import { JobFailure, parseEntityId } from "../contract/index.ts";
+import { JobFailure, parseEntityId } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import { degInfluences, impactedDegs, type DegInfluence } from "./impacted-degs.ts";
 import { causalPaths, type CausalPathRow } from "./paths.ts";

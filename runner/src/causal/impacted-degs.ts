@@ -1,5 +1,5 @@
 /** Impacted DEGs of a target (model.md §10.1–10.2). */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import { compareIds } from "../model/index.ts";
 

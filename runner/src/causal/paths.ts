@@ -1,5 +1,5 @@
 /** Causal paths of a target (model.md §10.3–10.6). */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import { compareIds } from "../model/index.ts";
 import type { DegInfluence } from "./impacted-degs.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyDegRule } from "./deg-rule.ts";
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import type { DeGeneRow, DeResult } from "./types.ts";
 
 function result(rows: [number, number | null][]): DeResult {

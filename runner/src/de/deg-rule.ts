@@ -1,4 +1,4 @@
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import type { DeResult } from "./types.ts";
 
 /** The applied rule, recorded as `deg_rule` in the run metadata (model.md §5.8). */

@@ -7,7 +7,7 @@ import h5wasm from "h5wasm/node";
 import { sharedData, KANG_DIR } from "../../../test/shared-data.ts";
 import { runDifferentialExpression } from "./run.ts";
 import { applyDegRule } from "./deg-rule.ts";
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import { kangPseudoBulk } from "./fixtures/load.ts";
 import type { DeResult, PseudoBulk } from "./types.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runDifferentialExpression } from "./run.ts";
 import { DeInputError } from "./errors.ts";
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import { kangPseudoBulk } from "./fixtures/load.ts";
 import type { PseudoBulk } from "./types.ts";
 

@@ -1,4 +1,4 @@
-import { JobFailure } from "../contract/failure-codes.ts";
+import { JobFailure } from "@causeway/contract";
 import type { DeGeneRow, DeOptions, DeResult, DeWarning, PseudoBulk } from "./types.ts";
 import { buildDesign } from "./design.ts";
 import { DeInputError } from "./errors.ts";

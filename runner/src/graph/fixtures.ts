@@ -3,7 +3,7 @@
  * §17.2, an interferon-shaped STAT1 graph whose paths are enumerated with the rules of §10.3–10.5,
  * and a synthetic graph large enough to hit the node cap.
  */
-import { proteinId, rnaId } from "../contract/entity-id.ts";
+import { proteinId, rnaId } from "@causeway/contract";
 import type { CausalGraphInputs, EdgeSign } from "./inputs.ts";
 
 const OPTIONS = { min_path_probability: 1e-4, min_path_fraction: 0.1, max_path_length: 6 };

@@ -31,7 +31,7 @@
  *   `null` or absent = not measured.
  */
 import { z } from "zod";
-import { formatEntityId, parseEntityId } from "../contract/entity-id.ts";
+import { formatEntityId, parseEntityId } from "@causeway/contract";
 
 const entityId = z.string().min(3).max(140);
 const edgeSign = z.union([z.literal(-1), z.literal(0), z.literal(1)]);

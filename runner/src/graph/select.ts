@@ -3,7 +3,7 @@
  * `top_n_degs` impacted DEGs, the union of their nodes, each edge once with its summed path
  * score, and the 250-node cap.
  */
-import { symbolOf } from "../contract/entity-id.ts";
+import { symbolOf } from "@causeway/contract";
 import type { CausalGraphInputs, EdgeSign, EdgeType } from "./inputs.ts";
 
 /** At most this many nodes are drawn (§11 "Cap"). */

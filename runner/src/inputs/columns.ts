@@ -1,7 +1,7 @@
 /**
  * Finding the obs columns by role and the control level (model.md §3.3).
  */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { columnAsStrings, type DataFrame } from "../anndata/index.ts";
 
 /** Accepted column names per role, in priority order. */

@@ -1,7 +1,7 @@
 /**
  * Choosing the count matrix and the raw-count test (model.md §3.2).
  */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { COUNT_MATRIX_CANDIDATES, type AnnData, type CsrMatrix, type MatrixName } from "../anndata/index.ts";
 
 /** Stored non-zeros examined by the raw-count test. */

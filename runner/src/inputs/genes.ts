@@ -3,7 +3,7 @@
  * merging of duplicates, the 50 % rule, and the DEG list of split uploads.
  */
 import { z } from "zod";
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { columnAsStrings, type DataFrame } from "../anndata/index.ts";
 import type { DegList, SymbolResolver } from "./types.ts";
 

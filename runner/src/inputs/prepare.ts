@@ -3,7 +3,7 @@
  * single-cell, replicates), then pseudo-bulk aggregation (§4), for the two upload shapes.
  * Each violated check throws a JobFailure with its code and a message saying what to fix.
  */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { readAnnData, readLimits, type AnnData } from "../anndata/index.ts";
 import { chooseCountMatrix, observationTotals, type CountMatrixChoice } from "./count-matrix.ts";
 import { columnValues, findColumn, levelsOf, splitConditionLevels } from "./columns.ts";

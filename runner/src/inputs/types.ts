@@ -3,7 +3,7 @@
  * (model.md §3–§4, §5.9, §5.10). Matrices are gene-major: value (gene g, sample j) sits at
  * `g * nSamples + j`.
  */
-import type { DatasetSummary } from "../contract/index.ts";
+import type { DatasetSummary } from "@causeway/contract";
 import type { MatrixName } from "../anndata/index.ts";
 import type { SymbolTable } from "../symbols/index.ts";
 

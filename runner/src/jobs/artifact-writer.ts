@@ -2,7 +2,7 @@
  * Writes a job's artifacts through the object store under one attempt-scoped prefix and
  * remembers what it wrote, so the final callback can list every stored file.
  */
-import type { ResultFile } from "../contract/index.ts";
+import type { ResultFile } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
 
 const CONTENT_TYPES: Record<string, string> = {

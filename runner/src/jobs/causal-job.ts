@@ -3,7 +3,7 @@
  * it reuses the prediction's mapped DEGs and fold changes and always its model version.
  */
 import { z } from "zod";
-import { ARTIFACTS, JobFailure, type CausalAnalysisJobSpec } from "../contract/index.ts";
+import { ARTIFACTS, JobFailure, type CausalAnalysisJobSpec } from "@causeway/contract";
 import { numberCell, parseTsvRecords } from "../artifacts/tsv.ts";
 import type { Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";

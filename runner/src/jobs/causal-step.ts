@@ -3,7 +3,7 @@
  * inputs of the graph and the graph itself. target_validation runs it as its step 5; a
  * standalone causal analysis runs nothing else.
  */
-import { ARTIFACTS, parseEntityId, proteinId, rnaId, type CausalParams } from "../contract/index.ts";
+import { ARTIFACTS, parseEntityId, proteinId, rnaId, type CausalParams } from "@causeway/contract";
 import { toTsv } from "../artifacts/tsv.ts";
 import { causalAnalysis, type CausalAnalysisResult, type CausalPathRow } from "../causal/index.ts";
 import {

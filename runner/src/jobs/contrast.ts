@@ -3,8 +3,8 @@
  * per perturbation level), a split upload, or a DEG list with a DE table on the command line.
  * Everything downstream (scores, causal paths, artifacts) works on this one shape.
  */
-import type { DatasetSummary } from "../contract/index.ts";
-import { resultSetPrefix } from "../contract/index.ts";
+import type { DatasetSummary } from "@causeway/contract";
+import { resultSetPrefix } from "@causeway/contract";
 import { applyDegRule, filterByExpr, runDifferentialExpression, type DeResult } from "../de/index.ts";
 import { pooledLog2FoldChanges } from "../de/pooled.ts";
 import type { PreparedContrast, PreparedSplit } from "../inputs/index.ts";

@@ -11,8 +11,8 @@ import {
   proteinId,
   type JobType,
   type PredictionParams,
-} from "../contract/index.ts";
-import type { CompletedCallback, DatasetSummary } from "../contract/index.ts";
+} from "@causeway/contract";
+import type { CompletedCallback, DatasetSummary } from "@causeway/contract";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
 import { scoreTargets, type ScoreTargetsResult } from "../scoring/index.ts";

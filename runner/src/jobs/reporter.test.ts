@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { RunnerCallback, deriveCallbackKey, verifyCallback } from "../contract/index.ts";
+import { RunnerCallback, deriveCallbackKey, verifyCallback } from "@causeway/contract";
 import { HttpCallbackReporter } from "./reporter.ts";
 
 interface Received {

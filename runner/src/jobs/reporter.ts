@@ -12,8 +12,8 @@ import {
   type JobKind,
   type ProcessingStep,
   type RunnerCallback,
-} from "../contract/index.ts";
-import { currentTraceContext, tracer } from "../telemetry/tracing.ts";
+} from "@causeway/contract";
+import { currentTraceContext, tracer } from "@causeway/contract/telemetry";
 
 export type FinalReport =
   | Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq">
@@ -52,7 +52,7 @@ function recordStageSpan(stage: string, startMs: number, endMs: number): void {
 type Sleep = (ms: number) => Promise<void>;
 const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Signed callbacks to the API's callback route (contract: runner/src/contract/callback.ts). */
+/** Signed callbacks to the API's callback route (contract: crds/src/callback.ts). */
 export class HttpCallbackReporter implements Reporter {
   private seq = 0;
   private lastAt = performance.now();

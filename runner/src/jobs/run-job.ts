@@ -13,7 +13,7 @@ import {
   RUNNER_EXIT,
   type JobSpec,
   type PredictionJobSpec,
-} from "../contract/index.ts";
+} from "@causeway/contract";
 import { loadModel, type Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";

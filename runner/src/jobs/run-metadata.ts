@@ -3,7 +3,7 @@
  * stage took, so a result can be reproduced and explained.
  */
 import { readFileSync } from "node:fs";
-import { ARTIFACTS } from "../contract/index.ts";
+import { ARTIFACTS } from "@causeway/contract";
 import type { CausalAnalysisResult } from "../causal/index.ts";
 import type { ScoreTargetsResult } from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";

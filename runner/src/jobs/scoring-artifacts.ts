@@ -3,7 +3,7 @@
  * mapped_degs.json, target_scores.tsv, the source-influence matrix and, with
  * randomizations, randomization_null.tsv.
  */
-import { ARTIFACTS } from "../contract/index.ts";
+import { ARTIFACTS } from "@causeway/contract";
 import { encodeNpyFloat32 } from "../artifacts/npy.ts";
 import { toTsv } from "../artifacts/tsv.ts";
 import type { ScoreTargetsResult } from "../scoring/index.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { FsObjectStore } from "../storage/index.ts";
 import { TOY_NETWORK } from "./fixtures/toy.ts";
 import { buildModelFromFiles } from "./build-from-files.ts";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
 import { computeInfluence, type ProgressCallback } from "./influence.ts";

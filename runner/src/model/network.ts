@@ -4,7 +4,7 @@
  * symbols of HGNC), every node's out-edges sorted by target id.
  */
 import { gunzipSync } from "node:zlib";
-import { parseEntityId } from "../contract/index.ts";
+import { parseEntityId } from "@causeway/contract";
 import type { SymbolTable } from "../symbols/index.ts";
 
 /** `signaling` (PROTEIN→PROTEIN) or `transcriptional` (PROTEIN→RNA). */

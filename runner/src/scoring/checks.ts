@@ -1,5 +1,5 @@
 /** The failure checks of model.md §7.1. */
-import { JobFailure } from "../contract/index.ts";
+import { JobFailure } from "@causeway/contract";
 
 /** Minimum number of mapped DEGs per job type (§7.1). */
 export const MIN_MAPPED_DEGS = { target_id: 5, target_validation: 1 } as const;

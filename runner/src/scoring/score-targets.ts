@@ -3,7 +3,7 @@
  * influenced universe genes, the hypergeometric score, ranks, q-values and, optionally, matched
  * randomization p-values and z-scores.
  */
-import { proteinId, rnaId } from "../contract/index.ts";
+import { proteinId, rnaId } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import { benjaminiHochberg } from "./bh.ts";
 import { checkMappedDegs } from "./checks.ts";

@@ -17,9 +17,9 @@ import {
   readLimits,
   validateUpload,
   warmUpUploadValidator,
-} from "../../../runner/src/anndata/index.ts";
-import { prepareMergedDataset } from "../../../runner/src/inputs/index.ts";
-import { SymbolTable } from "../../../runner/src/symbols/index.ts";
+} from "@causeway/runner/anndata";
+import { prepareMergedDataset } from "@causeway/runner/inputs";
+import { SymbolTable } from "@causeway/runner/symbols";
 
 const run = promisify(execFile);
 

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { BenchRow, BenchSuite } from "../bench.ts";
 import { timeIt } from "../bench.ts";
-import { runDifferentialExpression } from "../../../runner/src/de/index.ts";
-import type { PseudoBulk } from "../../../runner/src/de/index.ts";
+import { runDifferentialExpression } from "@causeway/runner/de";
+import type { PseudoBulk } from "@causeway/runner/de";
 import { kangPseudoBulk, synthetic4v4 } from "../../../runner/src/de/fixtures/load.ts";
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { causalAnalysis } from "../../../runner/src/causal/index.ts";
+import { causalAnalysis } from "@causeway/runner/causal";
 import {
   computeInfluence,
   iterationCount,
@@ -14,9 +14,9 @@ import {
   buildTransitionGraph,
   walkMatrices,
   V1_WALK,
-} from "../../../runner/src/model/index.ts";
+} from "@causeway/runner/model";
 import { defaultModel } from "../../../runner/src/model/fixtures/default-model.ts";
-import { scoreTargets, type ScoreTargetsInput } from "../../../runner/src/scoring/index.ts";
+import { scoreTargets, type ScoreTargetsInput } from "@causeway/runner/scoring";
 import { readCase } from "../../../runner/src/validation/known-answers.ts";
 import { DEFAULT_NETWORK, KNOWN_ANSWERS_DIR } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signCallback, type RunnerCallback } from "../../../../runner/src/contract/index.ts";
+import { signCallback, type RunnerCallback } from "@causeway/contract";
 import { getQuota } from "../../db/accounts.ts";
 import { limitKeys } from "../../limits/limit-store.ts";
 import { buildTestApp, submit, type TestApp } from "../../testing/helper.ts";
@@ -155,7 +155,7 @@ describe("runner callbacks", () => {
       progress_pct: 5,
     });
     const ts = Math.floor(t.clock.now.getTime() / 1000);
-    const { deriveCallbackKey } = await import("../../../../runner/src/contract/index.ts");
+    const { deriveCallbackKey } = await import("@causeway/contract");
     const res = await t.app.inject({
       method: "POST",
       url: `/internal/v1/jobs/prediction/${id}/callback`,

@@ -14,7 +14,7 @@ import {
   RunnerCallback,
   deriveCallbackKey,
   verifyCallback,
-} from "../../../../runner/src/contract/index.ts";
+} from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
 import { NotFound, RequestValidationError, Unauthorized } from "../../errors.ts";
 import { zodItems } from "../../plugins/errors.ts";

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { randomBytes } from "node:crypto";
-import { ARTIFACTS, CausalAnalysisJobSpec } from "../../../../runner/src/contract/index.ts";
+import { ARTIFACTS, CausalAnalysisJobSpec } from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
 import { getCausalAnalysis, getPrediction, insertCausalAnalysis, listCausalAnalyses } from "../../db/jobs.ts";
 import { recordSubmission } from "../../observability/metrics.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CausalAnalysisJobSpec } from "../../../../runner/src/contract/index.ts";
+import { CausalAnalysisJobSpec } from "@causeway/contract";
 import {
   H5,
   buildTestApp,

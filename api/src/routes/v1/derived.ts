@@ -6,8 +6,8 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { ARTIFACTS, symbolOf } from "../../../../runner/src/contract/index.ts";
-import { numberCell, parseTsvRecords } from "../../../../runner/src/artifacts/tsv.ts";
+import { ARTIFACTS, symbolOf } from "@causeway/contract";
+import { numberCell, parseTsvRecords } from "@causeway/runner/artifacts";
 import type { AppContext } from "../../context.ts";
 import type { Account } from "../../db/accounts.ts";
 import { getPrediction, type PredictionRow } from "../../db/jobs.ts";

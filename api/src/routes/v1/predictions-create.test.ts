@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PredictionJobSpec } from "../../../../runner/src/contract/index.ts";
+import { PredictionJobSpec } from "@causeway/contract";
 import { getQuota } from "../../db/accounts.ts";
 import { limitKeys } from "../../limits/limit-store.ts";
 import {

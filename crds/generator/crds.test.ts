@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import { aCausalAnalysis, aPrediction } from "../test/builders/prediction.ts";
+import { aCausalAnalysis, aPrediction } from "../../test/builders/prediction.ts";
 import { generatedFiles, ROOT } from "./generate.ts";
 import { buildCrd } from "./crd.ts";
 

@@ -2,7 +2,7 @@
  * metav1.Condition helpers after apimachinery's meta.SetStatusCondition: lastTransitionTime
  * moves only when the status flips; reason, message and observedGeneration are refreshed.
  */
-import type { Condition } from "./types.ts";
+import type { Condition } from "./resources.ts";
 
 /** A condition without its timestamp: what reconcile decides. */
 export type ConditionInput = Omit<Condition, "lastTransitionTime" | "observedGeneration">;

@@ -3,7 +3,7 @@
  * generator writes them into the chart (charts/causeway/files/rbac/), so the chart and the
  * cluster tests apply the same rules.
  */
-import { GROUP, RESOURCES } from "./types.ts";
+import { GROUP, RESOURCES } from "../src/resources.ts";
 
 /** A PolicyRule (rbac.authorization.k8s.io/v1). */
 export interface PolicyRule {

@@ -1,11 +1,11 @@
 /**
  * Builds the CustomResourceDefinitions from the contract's zod schemas (spec) and
- * crds/types.ts (status). crds/generate.ts writes them out; a unit test checks the
+ * crds/src/resources.ts (status). crds/generator/generate.ts writes them out; a unit test checks the
  * committed YAML still equals this output.
  */
 import { z } from "zod";
-import { CausalAnalysisJobSpec, PredictionJobSpec, type JobKind } from "../runner/src/contract/index.ts";
-import { CATEGORIES, CausewayStatus, GROUP, RESOURCES, VERSION } from "./types.ts";
+import { CausalAnalysisJobSpec, PredictionJobSpec, type JobKind } from "../src/index.ts";
+import { CATEGORIES, CausewayStatus, GROUP, RESOURCES, VERSION } from "../src/resources.ts";
 import { toStructural, type JsonSchema } from "./structural.ts";
 
 const SPEC_SCHEMAS = { prediction: PredictionJobSpec, causal_analysis: CausalAnalysisJobSpec } as const;
@@ -19,8 +19,7 @@ export function specSchema(kind: JobKind): JsonSchema {
   const spec = toStructural(jsonSchema(SPEC_SCHEMAS[kind], "input"));
   return {
     ...spec,
-    description:
-      "The runner's job spec (runner/src/contract/job-spec.ts): references and parameters, never data.",
+    description: "The runner's job spec (crds/src/job-spec.ts): references and parameters, never data.",
     // Enforced from Kubernetes 1.25 (CEL); older servers ignore it and the operator never re-reads a changed spec.
     "x-kubernetes-validations": [{ rule: "self == oldSelf", message: "spec is immutable" }],
   };

@@ -1,11 +1,11 @@
 /**
  * The custom resources' shared vocabulary: names, the status schema (zod, the one source for
  * both the TypeScript types and the CRD's `status` schema) and the resource types. The `spec`
- * of each resource is exactly the runner's job spec (runner/src/contract/job-spec.ts).
+ * of each resource is exactly the runner's job spec (crds/src/job-spec.ts).
  */
 import { z } from "zod";
 import type { V1ObjectMeta } from "@kubernetes/client-node";
-import type { CausalAnalysisJobSpec, JobKind, PredictionJobSpec } from "../runner/src/contract/index.ts";
+import type { CausalAnalysisJobSpec, JobKind, PredictionJobSpec } from "./job-spec.ts";
 
 export const GROUP = "causeway.io";
 export const VERSION = "v1";
