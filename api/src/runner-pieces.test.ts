@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { interferonInputs } from "../../runner/src/graph/fixtures.ts";
+import { interferonInputs } from "@causeway/runner/testing";
 import { KANG_DIR } from "../../test/shared-data.ts";
 import { asUploadRejected, isInvalidGraphInputs, runnerPieces } from "./runner-pieces.ts";
 

@@ -32,7 +32,7 @@ import { callbackPath } from "@causeway/contract";
 import { deriveCallbackKey, type JobSpec } from "@causeway/contract";
 import { HttpCallbackReporter } from "../../runner/src/jobs/reporter.ts";
 import { runJob } from "../../runner/src/jobs/run-job.ts";
-import { defaultModel } from "../../runner/src/model/fixtures/default-model.ts";
+import { defaultModel } from "@causeway/runner/testing";
 import {
   contextFromTraceparent,
   initTracing,

@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 export class MissingBinaryError extends Error {
   constructor(program: string, installHint: string) {
     super(
-      `${program} was not found on this machine. Install it with: ${installHint} (bash .ci/run installs everything automatically).`,
+      `${program} was not found on this machine. Install it with: ${installHint} (npm run test:all installs everything it needs).`,
     );
     this.name = "MissingBinaryError";
   }

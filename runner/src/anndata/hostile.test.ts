@@ -10,7 +10,11 @@ import {
   validateUpload,
   warmUpUploadValidator,
 } from "./index.ts";
-import { HOSTILE_EXPECTED, writeHostileFixtures, type HostileName } from "./hostile-fixtures.ts";
+import {
+  HOSTILE_EXPECTED,
+  writeHostileFixtures,
+  type HostileName,
+} from "../../test/fixtures/anndata/hostile.ts";
 
 const KANG_MERGED = join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad");
 let dir: string;

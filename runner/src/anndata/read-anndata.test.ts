@@ -6,7 +6,7 @@ import type { Group } from "h5wasm/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KANG_DIR } from "../../../test/shared-data.ts";
 import { columnAsStrings, inspectAnnData, readAnnData, readLimits } from "./index.ts";
-import { writeTestH5ad, type TestH5ad } from "./write-test-h5ad.ts";
+import { writeTestH5ad, type TestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
 
 let dir: string;
 beforeAll(() => {

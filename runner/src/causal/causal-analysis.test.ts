@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
-import { toyModel } from "../model/fixtures/toy.ts";
+import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { causalAnalysis, type CausalAnalysisInput } from "./causal-analysis.ts";
 import { intermediaryProteins } from "./intermediaries.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
-import { defaultModel } from "../model/fixtures/default-model.ts";
+import { defaultModel } from "../../test/fixtures/model/default-model.ts";
 import { readCase } from "../validation/known-answers.ts";
 import { causalAnalysis } from "./causal-analysis.ts";
 import { intermediaryProteins } from "./intermediaries.ts";

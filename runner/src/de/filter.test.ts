@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { filterByExpr } from "./filter.ts";
-import { kangEdgeR, kangPseudoBulk } from "./fixtures/load.ts";
+import { kangEdgeR, kangPseudoBulk } from "../../test/fixtures/de/load.ts";
 
 describe("filterByExpr (model.md §5.2)", () => {
   it("keeps exactly the 1,225 genes edgeR tested on the Kang CD14 pseudo-bulk", () => {

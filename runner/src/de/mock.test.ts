@@ -8,7 +8,7 @@ import { sharedData, KANG_DIR } from "../../../test/shared-data.ts";
 import { runDifferentialExpression } from "./run.ts";
 import { applyDegRule } from "./deg-rule.ts";
 import { JobFailure } from "@causeway/contract";
-import { kangPseudoBulk } from "./fixtures/load.ts";
+import { kangPseudoBulk } from "../../test/fixtures/de/load.ts";
 import type { DeResult, PseudoBulk } from "./types.ts";
 
 type Values = ArrayLike<number | bigint>;

@@ -17,7 +17,7 @@ import {
   synthetic4v4,
   synthetic4v4Deseq2,
   type Table,
-} from "./fixtures/load.ts";
+} from "../../test/fixtures/de/load.ts";
 
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.abs(b);
 const maxOf = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0);

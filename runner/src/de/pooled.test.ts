@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { foldChangesForSplitUpload, pooledLog2FoldChanges } from "./pooled.ts";
-import { kangDeseq2, kangPseudoBulk, num } from "./fixtures/load.ts";
+import { kangDeseq2, kangPseudoBulk, num } from "../../test/fixtures/de/load.ts";
 import type { PseudoBulk } from "./types.ts";
 
 describe("fold changes for split uploads (model.md §5.9)", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runDifferentialExpression } from "./run.ts";
 import { DeInputError } from "./errors.ts";
 import { JobFailure } from "@causeway/contract";
-import { kangPseudoBulk } from "./fixtures/load.ts";
+import { kangPseudoBulk } from "../../test/fixtures/de/load.ts";
 import type { PseudoBulk } from "./types.ts";
 
 const sample = (id: string, arm: 0 | 1, donor: string | null = null) => ({ id, arm, donor, nCells: 1 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { estimateSizeFactors, poscountsSizeFactors } from "./size-factors.ts";
-import { kangIntermediates, kangPseudoBulk, metaValues } from "./fixtures/load.ts";
+import { kangIntermediates, kangPseudoBulk, metaValues } from "../../test/fixtures/de/load.ts";
 
 describe("size factors (model.md §5.3)", () => {
   const pb = kangPseudoBulk();

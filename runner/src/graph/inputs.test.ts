@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { interferonInputs, largeInputs, toyInputs } from "./fixtures.ts";
+import { interferonInputs, largeInputs, toyInputs } from "../../test/fixtures/graph.ts";
 import {
   InvalidGraphInputs,
   parseCausalGraphInputs,

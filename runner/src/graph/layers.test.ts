@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toyInputs } from "./fixtures.ts";
+import { toyInputs } from "../../test/fixtures/graph.ts";
 import type { CausalGraphInputs } from "./inputs.ts";
 import { assignLayers } from "./layers.ts";
 import { selectGraph } from "./select.ts";

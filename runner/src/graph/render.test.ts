@@ -1,6 +1,6 @@
 import { createCanvas, loadImage, type Image } from "@napi-rs/canvas";
 import { describe, expect, it } from "vitest";
-import { interferonInputs, largeInputs, toyInputs } from "./fixtures.ts";
+import { interferonInputs, largeInputs, toyInputs } from "../../test/fixtures/graph.ts";
 import type { CausalGraphInputs } from "./inputs.ts";
 import {
   buildScene,

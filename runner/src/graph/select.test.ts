@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { largeInputs, toyInputs } from "./fixtures.ts";
+import { largeInputs, toyInputs } from "../../test/fixtures/graph.ts";
 import { MAX_NODES, selectGraph } from "./select.ts";
 
 describe("selectGraph", () => {

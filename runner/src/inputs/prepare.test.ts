@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HGNC_DIR, KANG_DIR } from "../../../test/shared-data.ts";
 import { SymbolTable } from "../symbols/index.ts";
 import { readAnnData, columnAsStrings } from "../anndata/index.ts";
-import { writeTestH5ad, type TestH5ad } from "../anndata/write-test-h5ad.ts";
+import { writeTestH5ad, type TestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
 import { foldChangesForSplitUpload, runDifferentialExpression } from "../de/index.ts";
 import { prepareMergedDataset, prepareSplitDataset } from "./index.ts";
 import type { PreparedContrast } from "./types.ts";

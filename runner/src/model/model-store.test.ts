@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
 import { FsObjectStore } from "../storage/index.ts";
-import { TOY_NETWORK } from "./fixtures/toy.ts";
+import { TOY_NETWORK } from "../../test/fixtures/model/toy.ts";
 import { buildModelFromFiles } from "./build-from-files.ts";
 import { ModelVersionConflict, importModel, loadModel } from "./model-store.ts";
 

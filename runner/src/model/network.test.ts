@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { HGNC_DIR, sharedData } from "../../../test/shared-data.ts";
 import { SymbolTable } from "../symbols/index.ts";
-import { toySymbols } from "./fixtures/toy.ts";
+import { toySymbols } from "../../test/fixtures/model/toy.ts";
 import { NetworkFormatError, parseNetwork } from "./network.ts";
 import { buildTransitionGraph, V1_WALK, walkMatrices } from "./transition.ts";
 

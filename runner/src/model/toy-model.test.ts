@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toyModel } from "./fixtures/toy.ts";
+import { toyModel } from "../../test/fixtures/model/toy.ts";
 
 const close = (a: ArrayLike<number>, b: readonly number[], digits = 7): void => {
   expect(Array.from(a)).toHaveLength(b.length);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { benjaminiHochberg } from "./bh.ts";
-import { choose, exactScore, log10Big } from "./fixtures/exact-hypergeometric.ts";
+import { choose, exactScore, log10Big } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
 import { hypergeomScore, hypergeomZ, logFactorials, logHypergeomUpperTail } from "./hypergeometric.ts";
 
 describe("hypergeometric tail in log space (model.md §7.3)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
-import { toyModel } from "../model/fixtures/toy.ts";
+import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { scoreTargets, type ScoreTargetsInput } from "./score-targets.ts";
 
 describe("target_id on the toy network (model.md §17.2)", async () => {

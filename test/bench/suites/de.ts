@@ -14,7 +14,7 @@ import type { BenchRow, BenchSuite } from "../bench.ts";
 import { timeIt } from "../bench.ts";
 import { runDifferentialExpression } from "@causeway/runner/de";
 import type { PseudoBulk } from "@causeway/runner/de";
-import { kangPseudoBulk, synthetic4v4 } from "../../../runner/src/de/fixtures/load.ts";
+import { kangPseudoBulk, synthetic4v4 } from "@causeway/runner/testing";
 
 const run = promisify(execFile);
 const R_TIMEOUT_MS = 600_000;

@@ -5,7 +5,7 @@
  */
 import type { BenchRow, BenchSuite } from "../bench.ts";
 import { timeIt } from "../bench.ts";
-import { interferonInputs, largeInputs } from "../../../runner/src/graph/fixtures.ts";
+import { interferonInputs, largeInputs } from "@causeway/runner/testing";
 import { buildScene, drawScene, imageSize, renderCausalGraph } from "../../../runner/src/graph/render.ts";
 
 export const suite: BenchSuite = {

@@ -15,7 +15,7 @@ import {
   walkMatrices,
   V1_WALK,
 } from "@causeway/runner/model";
-import { defaultModel } from "../../../runner/src/model/fixtures/default-model.ts";
+import { defaultModel } from "@causeway/runner/testing";
 import { scoreTargets, type ScoreTargetsInput } from "@causeway/runner/scoring";
 import { readCase } from "../../../runner/src/validation/known-answers.ts";
 import { DEFAULT_NETWORK, KNOWN_ANSWERS_DIR } from "../../shared-data.ts";

@@ -1,12 +1,12 @@
 /**
- * Writes sample images of the fixtures for eyeballing: `node runner/src/graph/samples.ts [dir]`
+ * Writes sample images of the fixtures for eyeballing: `node runner/test/graph-samples.ts [dir]`
  * (default /tmp/causeway-graph-samples).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { edgeCaseInputs, interferonInputs, largeInputs, toyInputs } from "./fixtures.ts";
-import { parseCausalGraphInputs } from "./inputs.ts";
-import { renderCausalGraph } from "./render.ts";
+import { edgeCaseInputs, interferonInputs, largeInputs, toyInputs } from "./fixtures/graph.ts";
+import { parseCausalGraphInputs } from "../src/graph/inputs.ts";
+import { renderCausalGraph } from "../src/graph/render.ts";
 
 const dir = process.argv[2] ?? "/tmp/causeway-graph-samples";
 await mkdir(dir, { recursive: true });
