@@ -6,50 +6,10 @@
  * Matrices are row-major Float64Arrays.
  */
 
-/** Lower Cholesky factor of the SPD matrix `a` (p × p), or null when `a` is not positive definite. */
-export function cholesky(a: Float64Array, p: number): Float64Array | null {
-  const l = new Float64Array(p * p);
-  for (let i = 0; i < p; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = a[i * p + j]!;
-      for (let k = 0; k < j; k++) s -= l[i * p + k]! * l[j * p + k]!;
-      if (i === j) {
-        if (!(s > 0)) return null;
-        l[i * p + i] = Math.sqrt(s);
-      } else {
-        l[i * p + j] = s / l[j * p + j]!;
-      }
-    }
-  }
-  return l;
-}
-
-/**
- * log det of the SPD matrix `a`, factorizing it in place (its contents are destroyed);
- * −∞ when `a` is not positive definite.
- */
-export function spdLogDetInPlace(a: Float64Array, p: number): number {
-  let logDet = 0;
-  for (let i = 0; i < p; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = a[i * p + j]!;
-      for (let k = 0; k < j; k++) s -= a[i * p + k]! * a[j * p + k]!;
-      if (i === j) {
-        if (!(s > 0)) return Number.NEGATIVE_INFINITY;
-        const d = Math.sqrt(s);
-        a[i * p + i] = d;
-        logDet += 2 * Math.log(d);
-      } else {
-        a[i * p + j] = s / a[j * p + j]!;
-      }
-    }
-  }
-  return logDet;
-}
-
 /**
  * Cholesky factorization in place: the lower triangle of `a` becomes L (the upper triangle
- * is left as it was). Returns false when `a` is not positive definite.
+ * is left as it was). Returns false when `a` is not positive definite. The one factorization
+ * loop: the variants below copy or read its result.
  */
 export function choleskyInPlace(a: Float64Array, p: number): boolean {
   for (let i = 0; i < p; i++) {
@@ -65,6 +25,25 @@ export function choleskyInPlace(a: Float64Array, p: number): boolean {
     }
   }
   return true;
+}
+
+/** Lower Cholesky factor of the SPD matrix `a` (p × p), or null when `a` is not positive definite. */
+export function cholesky(a: Float64Array, p: number): Float64Array | null {
+  const l = Float64Array.from(a.subarray(0, p * p));
+  if (!choleskyInPlace(l, p)) return null;
+  for (let i = 0; i < p; i++) l.fill(0, i * p + i + 1, (i + 1) * p);
+  return l;
+}
+
+/**
+ * log det of the SPD matrix `a`, factorizing it in place (its contents are destroyed);
+ * −∞ when `a` is not positive definite.
+ */
+export function spdLogDetInPlace(a: Float64Array, p: number): number {
+  if (!choleskyInPlace(a, p)) return Number.NEGATIVE_INFINITY;
+  let logDet = 0;
+  for (let i = 0; i < p; i++) logDet += 2 * Math.log(a[i * p + i]!);
+  return logDet;
 }
 
 /** Solves `L Lᵀ x = b` in place (`b` becomes x), L in the lower triangle of `l`. */
@@ -84,16 +63,7 @@ export function choleskySolveInPlace(l: Float64Array, p: number, x: Float64Array
 /** Solves `L Lᵀ x = b` in place of a copy of `b`. */
 export function choleskySolve(l: Float64Array, p: number, b: Float64Array): Float64Array {
   const x = Float64Array.from(b);
-  for (let i = 0; i < p; i++) {
-    let s = x[i]!;
-    for (let k = 0; k < i; k++) s -= l[i * p + k]! * x[k]!;
-    x[i] = s / l[i * p + i]!;
-  }
-  for (let i = p - 1; i >= 0; i--) {
-    let s = x[i]!;
-    for (let k = i + 1; k < p; k++) s -= l[k * p + i]! * x[k]!;
-    x[i] = s / l[i * p + i]!;
-  }
+  choleskySolveInPlace(l, p, x);
   return x;
 }
 
