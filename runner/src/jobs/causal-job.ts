@@ -8,7 +8,7 @@ import { numberCell, parseTsvRecords } from "../artifacts/tsv.ts";
 import type { Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
-import { runCausal, writeCausalArtifacts, writeCausalGraph, type CausalStepInput } from "./causal-step.ts";
+import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
 import type { JobSuccess } from "./prediction-job.ts";
 import type { Reporter } from "./reporter.ts";
 import type { RunMetadata } from "./run-metadata.ts";
@@ -46,12 +46,7 @@ export async function runCausalAnalysisJob(run: CausalRun): Promise<JobSuccess> 
     params: spec.params,
     prefix: "",
   };
-  const result = run.metadata.time("causal", () => runCausal(step));
-  run.metadata.addCausal(result);
-  await writeCausalArtifacts(run.out, step, result);
-  await run.reporter.step("causal_completed");
-  await run.metadata.timeAsync("graph", () => writeCausalGraph(run.out, step, result));
-  await run.reporter.step("graph_rendered");
+  await runCausalStep(run, step);
   await run.metadata.write(run.out);
   await run.reporter.step("results_uploaded");
   return { result_files: run.out.files(), dataset_summary: null, result_sets: [""] };

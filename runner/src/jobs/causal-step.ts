@@ -14,6 +14,8 @@ import {
 } from "../graph/index.ts";
 import type { Model } from "../model/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
+import type { Reporter } from "./reporter.ts";
+import type { RunMetadata } from "./run-metadata.ts";
 
 /** Graph options of a job's own image (model.md §10.8): at most 20 DEGs, 200 dpi. */
 const JOB_GRAPH_DEGS = 20;
@@ -84,6 +86,23 @@ export async function writeCausalArtifacts(
   });
   await out.write(p + ARTIFACTS.causalPaths, toTsv(PATH_COLUMNS, result.paths));
   await out.writeJson(p + ARTIFACTS.causalGraphInputs, graphInputs(input, result));
+}
+
+/** What a job lends its causal step: where artifacts go, where progress and timings are told. */
+export interface CausalStepRun {
+  out: ArtifactWriter;
+  reporter: Reporter;
+  metadata: RunMetadata;
+}
+
+/** §10 for one target: paths, their artifacts and the graph, reporting the two steps. */
+export async function runCausalStep(run: CausalStepRun, step: CausalStepInput): Promise<void> {
+  const result = run.metadata.time("causal", () => runCausal(step));
+  run.metadata.addCausal(result);
+  await writeCausalArtifacts(run.out, step, result);
+  await run.reporter.step("causal_completed");
+  await run.metadata.timeAsync("graph", () => writeCausalGraph(run.out, step, result));
+  await run.reporter.step("graph_rendered");
 }
 
 /** Draws the job's own image with the fixed options of model.md §10.8. */

@@ -17,7 +17,7 @@ import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
 import { scoreTargets, type ScoreTargetsResult } from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
-import { runCausal, writeCausalArtifacts, writeCausalGraph, type CausalStepInput } from "./causal-step.ts";
+import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
 import type { Reporter } from "./reporter.ts";
 import type { RunMetadata } from "./run-metadata.ts";
@@ -165,12 +165,7 @@ async function validateTarget(
     params: run.params,
     prefix: contrast.prefix,
   };
-  const result = run.metadata.time("causal", () => runCausal(step));
-  run.metadata.addCausal(result);
-  await writeCausalArtifacts(run.out, step, result);
-  await run.reporter.step("causal_completed");
-  await run.metadata.timeAsync("graph", () => writeCausalGraph(run.out, step, result));
-  await run.reporter.step("graph_rendered");
+  await runCausalStep(run, step);
 }
 
 function summaryOf(contrasts: Contrast[]): DatasetSummary | null {
