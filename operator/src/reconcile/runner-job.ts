@@ -24,9 +24,9 @@ import {
 export type OperatorStatus = Omit<CausewayStatus, "reported">;
 
 /** Wait this long for a Job of an earlier resource with the same name to be garbage-collected. */
-export const CONFLICT_RETRY_MS = 5_000;
+const CONFLICT_RETRY_MS = 5_000;
 /** A Job that vanished is given this long for its delete event (and final state) to arrive. */
-export const JOB_MISSING_GRACE_MS = 10_000;
+const JOB_MISSING_GRACE_MS = 10_000;
 /** How often a pass looks again while it waits for a vanished Job. */
 const JOB_MISSING_RECHECK_MS = 1_000;
 

@@ -145,6 +145,14 @@ describe("Controller.reconcile", () => {
     expect(gateway.statusWrites).toHaveLength(0);
   });
 
+  it("a Job that keeps appearing and vanishing between reads is an error for the queue's backoff", async () => {
+    const { gateway, controller } = setup();
+    gateway.resources.set(JOB_ID, aPrediction().build());
+    gateway.createJob = async () => "exists";
+    await expect(controller.reconcile(key)).rejects.toThrow(/keeps changing/);
+    expect(gateway.statusWrites).toHaveLength(0);
+  });
+
   it("counts errors and rethrows them for the queue's backoff", async () => {
     const { gateway, controller, metrics } = setup();
     gateway.resources.set(JOB_ID, aPrediction().build());
