@@ -85,7 +85,7 @@ function setup() {
 
 const key = queueKey("prediction", "causeway", JOB_ID);
 
-describe("Controller.reconcile", () => {
+describe("Controller.reconcile: creating the Job", () => {
   it("creates one Secret and one Job, writes status once, records an Event", async () => {
     const { gateway, controller } = setup();
     gateway.resources.set(JOB_ID, aPrediction().build());
@@ -152,7 +152,9 @@ describe("Controller.reconcile", () => {
     await expect(controller.reconcile(key)).rejects.toThrow(/keeps changing/);
     expect(gateway.statusWrites).toHaveLength(0);
   });
+});
 
+describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
   it("counts errors and rethrows them for the queue's backoff", async () => {
     const { gateway, controller, metrics } = setup();
     gateway.resources.set(JOB_ID, aPrediction().build());
