@@ -2,7 +2,7 @@
  * Fluent builders for operator tests (after kueue's MakeWorkload and trainer's wrappers):
  * resources, their runner Jobs and pods, and a reconcile config.
  */
-import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import { KubeConfig, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { CausalAnalysisJobSpec, PredictionJobSpec } from "@causeway/contract";
 import {
   API_VERSION,
@@ -273,4 +273,16 @@ export function observed<R extends PredictionResource | CausalAnalysisResource>(
   overrides: Partial<Omit<Observed<R>, "resource">> = {},
 ): Observed<R> {
   return { resource, job: null, deletedJob: null, jobMissingSince: null, pods: [], now: T0, ...overrides };
+}
+
+/** A kubeconfig for a Controller whose informers are never started (its apiserver is a fake gateway). */
+export function unreachableKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: "https://127.0.0.1:1", skipTLSVerify: true }],
+    users: [{ name: "u", token: "t" }],
+    contexts: [{ name: "x", cluster: "c", user: "u" }],
+    currentContext: "x",
+  });
+  return kc;
 }
