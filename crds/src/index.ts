@@ -11,5 +11,6 @@ export * from "./artifacts.ts";
 export * from "./job-spec.ts";
 export * from "./callback.ts";
 export * from "./callback-auth.ts";
+export * from "./callback-client.ts";
 export * from "./resources.ts";
 export * from "./conditions.ts";

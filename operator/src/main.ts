@@ -5,7 +5,7 @@
  */
 import { KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
-import { jobFeatures, loadConfig } from "./config.ts";
+import { jobFeatures, loadConfig, type OperatorConfig } from "./config.ts";
 import { systemClock } from "./runtime/clock.ts";
 import { httpFailureReporter } from "./runtime/api-callback.ts";
 import { Controller } from "./runtime/controller.ts";
@@ -31,26 +31,23 @@ async function serverMinor(kc: KubeConfig, log: Logger): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
-  const cfg = loadConfig();
-  // Off unless OTEL_* variables ask for an exporter.
-  const tracing = initTracing("causeway-operator");
-  const log = pino({
-    level: cfg.env.LOG_LEVEL,
-    base: { component: "operator", pod: cfg.env.POD_NAME },
-    // Lines written during a reconcile carry its trace id.
-    mixin: () => activeTraceFields(),
-  });
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  const clock = systemClock;
-  const metrics = new OperatorMetrics();
-  const gateway = new ClientNodeGateway(kc);
-  const minor = await serverMinor(kc, log);
-  const features = jobFeatures(cfg.env.POD_FAILURE_POLICY, minor);
-  log.info({ serverMinor: minor, ...features, namespace: cfg.namespace }, "starting");
+/** Whether this replica runs the controller, and whether it is on its way out. */
+interface ProcessState {
+  running: boolean;
+  stopping: boolean;
+}
 
-  const controller = new Controller({
+/** The controller, wired from the configuration and the server's Job features. */
+function buildController(
+  cfg: OperatorConfig,
+  kc: KubeConfig,
+  log: Logger,
+  metrics: OperatorMetrics,
+  features: ReturnType<typeof jobFeatures>,
+): Controller {
+  const gateway = new ClientNodeGateway(kc);
+  const clock = systemClock;
+  return new Controller({
     kc,
     namespace: cfg.namespace,
     gateway,
@@ -72,58 +69,96 @@ async function main(): Promise<void> {
         ),
     }),
   });
+}
 
-  let running = false;
-  let stopping = false;
-  const health = await startHealthServer(
+/** /healthz fails on a silent watch or a stuck queue; /readyz waits for synced caches. */
+function serveHealth(
+  cfg: OperatorConfig,
+  controller: Controller,
+  state: ProcessState,
+  metrics: OperatorMetrics,
+): ReturnType<typeof startHealthServer> {
+  return startHealthServer(
     cfg.env.HTTP_PORT,
     {
       unhealthy: () => {
-        if (!running) return null;
+        if (!state.running) return null;
         if (controller.staleInformers() > 0) return "watch stale";
         const oldest = controller.queue.oldestWaitingSince();
-        if (oldest !== null && clock.now() - oldest > cfg.env.QUEUE_STUCK_SECONDS * 1000)
+        if (oldest !== null && systemClock.now() - oldest > cfg.env.QUEUE_STUCK_SECONDS * 1000)
           return "queue stuck";
         return null;
       },
       notReady: () =>
-        stopping ? "shutting down" : running && !controller.synced ? "caches not synced" : null,
+        state.stopping ? "shutting down" : state.running && !controller.synced ? "caches not synced" : null,
     },
     metrics.registry,
   );
+}
+
+/** The Lease elector, or null when leader election is off (the chart then uses Recreate). */
+function leaderElector(
+  cfg: OperatorConfig,
+  kc: KubeConfig,
+  log: Logger,
+  onStartedLeading: () => void,
+  onStoppedLeading: () => void,
+): LeaderElector | null {
+  if (!cfg.env.LEADER_ELECT) return null;
+  return new LeaderElector({
+    identity: cfg.env.POD_NAME,
+    store: new KubeLeaseStore(kc, cfg.env.POD_NAMESPACE, cfg.env.LEASE_NAME),
+    clock: systemClock,
+    leaseDurationMs: cfg.env.LEASE_DURATION_SECONDS * 1000,
+    renewDeadlineMs: cfg.env.RENEW_DEADLINE_SECONDS * 1000,
+    retryPeriodMs: cfg.env.RETRY_PERIOD_SECONDS * 1000,
+    onStartedLeading,
+    onStoppedLeading,
+    onError: (err) => log.warn({ err }, "leader election error"),
+  });
+}
+
+async function main(): Promise<void> {
+  const cfg = loadConfig();
+  // Off unless OTEL_* variables ask for an exporter.
+  const tracing = initTracing("causeway-operator");
+  const log = pino({
+    level: cfg.env.LOG_LEVEL,
+    base: { component: "operator", pod: cfg.env.POD_NAME },
+    // Lines written during a reconcile carry its trace id.
+    mixin: () => activeTraceFields(),
+  });
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  const metrics = new OperatorMetrics();
+  const minor = await serverMinor(kc, log);
+  const features = jobFeatures(cfg.env.POD_FAILURE_POLICY, minor);
+  log.info({ serverMinor: minor, ...features, namespace: cfg.namespace }, "starting");
+
+  const controller = buildController(cfg, kc, log, metrics, features);
+  const state: ProcessState = { running: false, stopping: false };
+  const health = await serveHealth(cfg, controller, state, metrics);
 
   const startController = () => {
-    if (running || stopping) return;
-    running = true;
+    if (state.running || state.stopping) return;
+    state.running = true;
     metrics.leader.set(1);
     log.info("leading: starting controller");
     controller.start().catch((err: unknown) => log.error({ err }, "controller failed to start"));
   };
-
-  const elector = cfg.env.LEADER_ELECT
-    ? new LeaderElector({
-        identity: cfg.env.POD_NAME,
-        store: new KubeLeaseStore(kc, cfg.env.POD_NAMESPACE, cfg.env.LEASE_NAME),
-        clock,
-        leaseDurationMs: cfg.env.LEASE_DURATION_SECONDS * 1000,
-        renewDeadlineMs: cfg.env.RENEW_DEADLINE_SECONDS * 1000,
-        retryPeriodMs: cfg.env.RETRY_PERIOD_SECONDS * 1000,
-        onStartedLeading: startController,
-        // Like controller-runtime: a replica that lost its lease exits rather than keep acting.
-        onStoppedLeading: () => {
-          metrics.leader.set(0);
-          if (!stopping) {
-            log.error("lost the leader lease; exiting");
-            void shutdown(1);
-          }
-        },
-        onError: (err) => log.warn({ err }, "leader election error"),
-      })
-    : null;
+  // Like controller-runtime: a replica that lost its lease exits rather than keep acting.
+  const lostLease = () => {
+    metrics.leader.set(0);
+    if (!state.stopping) {
+      log.error("lost the leader lease; exiting");
+      void shutdown(1);
+    }
+  };
+  const elector = leaderElector(cfg, kc, log, startController, lostLease);
 
   async function shutdown(code: number): Promise<void> {
-    if (stopping) return;
-    stopping = true;
+    if (state.stopping) return;
+    state.stopping = true;
     log.info("shutting down");
     const deadline = setTimeout(() => process.exit(code || 1), 20_000).unref();
     try {

@@ -1,7 +1,7 @@
 /**
- * Builders for the operator's cluster tests: a namespace with the chart's RBAC, the CRDs, an
- * operator child process running as the chart's ServiceAccount, a fake runner for the kubelet
- * double, and a proxy that breaks watches on purpose.
+ * Builders for the operator's cluster tests: one test environment (`OperatorCluster`: the CRDs,
+ * a namespace with the chart's RBAC, the kubelet double, operator child processes, all torn down
+ * in one place), a fake runner for the kubelet double, and a proxy that breaks watches on purpose.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -9,7 +9,6 @@ import { openSync, closeSync, readFileSync, readdirSync, writeFileSync } from "n
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   ApiextensionsV1Api,
   BatchV1Api,
@@ -27,35 +26,20 @@ import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "@cau
 import { predictionSpec } from "./prediction.ts";
 import { injectKube } from "../harness/vitest.ts";
 import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import {
+  startKubeletDouble,
+  type KubeletDouble,
+  type KubeletDoubleOptions,
+} from "../harness/kubelet-double.ts";
+import { freePort } from "../harness/ports.ts";
+import { makeTempDir, waitFor, type TempDir } from "../harness/proc.ts";
+import { projectNode } from "../harness/repo.ts";
 
 /** The repository root. */
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
 const isCode = (err: unknown, code: number): boolean =>
   typeof err === "object" && err !== null && "code" in err && (err as { code: unknown }).code === code;
-
-/** Polls `fn` until it returns a truthy value. */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | null | false>,
-  timeoutMs = 60_000,
-  everyMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await sleep(everyMs);
-  }
-}
 
 /** Applies the generated CRDs (create, or replace when present) and waits until they are Established. */
 export async function applyCrds(kc: KubeConfig): Promise<void> {
@@ -74,10 +58,14 @@ export async function applyCrds(kc: KubeConfig): Promise<void> {
         body: { ...crd, metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion } },
       });
     }
-    await waitFor(`CRD ${name} established`, async () => {
-      const c = await api.readCustomResourceDefinition({ name });
-      return c.status?.conditions?.some((x) => x.type === "Established" && x.status === "True");
-    });
+    await waitFor(
+      `CRD ${name} established`,
+      async () => {
+        const c = await api.readCustomResourceDefinition({ name });
+        return c.status?.conditions?.some((x) => x.type === "Established" && x.status === "True");
+      },
+      { intervalMs: 250 },
+    );
   }
 }
 
@@ -223,7 +211,7 @@ export function waitForPhase(
       const r = await getPrediction(kc, namespace, name);
       return r?.status?.phase === phase ? r : null;
     },
-    timeoutMs,
+    { timeoutMs, intervalMs: 250 },
   );
 }
 
@@ -420,7 +408,7 @@ export interface OperatorTestEnv {
   sa: Awaited<ReturnType<typeof serviceAccountKubeconfig>>;
 }
 
-/** The common beforeAll of operator cluster tests. */
+/** The CRDs, a namespace with the chart's RBAC, and the operator ServiceAccount's kubeconfig. */
 export async function operatorTestEnv(label: string, namespace: string): Promise<OperatorTestEnv> {
   const kube = injectKube();
   const admin = loadKubeConfig(kube);
@@ -433,4 +421,116 @@ export async function operatorTestEnv(label: string, namespace: string): Promise
     path: join(tmp.path, "sa.kubeconfig"),
   });
   return { kube, admin, tmp, sa };
+}
+
+/**
+ * One operator test's environment on the shared control plane: its namespace, the kubelet double
+ * and operator processes it started, and whatever else a test hands it, all stopped by
+ * `teardown()` (last started, first stopped), which then deletes the namespace and the temp dir.
+ */
+export class OperatorCluster {
+  readonly namespace: string;
+  readonly kube: ReturnType<typeof injectKube>;
+  readonly admin: KubeConfig;
+  readonly tmp: TempDir;
+  private readonly operatorSa: OperatorTestEnv["sa"] | null;
+  private readonly stops: (() => Promise<void> | void)[] = [];
+  private operators = 0;
+
+  private constructor(namespace: string, env: Omit<OperatorTestEnv, "sa">, sa: OperatorTestEnv["sa"] | null) {
+    this.namespace = namespace;
+    this.kube = env.kube;
+    this.admin = env.admin;
+    this.tmp = env.tmp;
+    this.operatorSa = sa;
+  }
+
+  /** The operator ServiceAccount's access (the chart's rules), unless started with `chartRbac: false`. */
+  get operatorAccess(): OperatorTestEnv["sa"] {
+    if (!this.operatorSa) throw new Error("started without the chart's RBAC: no operator ServiceAccount");
+    return this.operatorSa;
+  }
+
+  /**
+   * The CRDs and `namespace`, with the chart's ServiceAccounts and RBAC unless `chartRbac` is
+   * false (a test that installs the chart's own).
+   */
+  static async start(
+    label: string,
+    namespace: string,
+    options: { chartRbac?: boolean } = {},
+  ): Promise<OperatorCluster> {
+    if (options.chartRbac !== false) {
+      const env = await operatorTestEnv(label, namespace);
+      return new OperatorCluster(namespace, env, env.sa);
+    }
+    const kube = injectKube();
+    const admin = loadKubeConfig(kube);
+    const tmp = await makeTempDir(label);
+    await applyCrds(admin);
+    await clients(admin).core.createNamespace({ body: { metadata: { name: namespace } } });
+    return new OperatorCluster(namespace, { kube, admin, tmp }, null);
+  }
+
+  /** Kubeconfig of a ServiceAccount of the namespace. */
+  serviceAccount(name: string): Promise<OperatorTestEnv["sa"]> {
+    return serviceAccountKubeconfig(this.kube, {
+      namespace: this.namespace,
+      name,
+      path: join(this.tmp.path, `${name}.kubeconfig`),
+    });
+  }
+
+  /** The kubelet double for the namespace, running the fake runner. */
+  async startKubelet(options: Partial<KubeletDoubleOptions> = {}): Promise<KubeletDouble> {
+    const kubelet = await startKubeletDouble({
+      kubeconfigPath: this.kube.kubeconfigPath,
+      namespace: this.namespace,
+      resolveCommand: fakeRunnerCommand(projectNode()),
+      ...options,
+    });
+    this.onTeardown(() => kubelet.stop());
+    return kubelet;
+  }
+
+  /** An operator process, as the operator ServiceAccount unless `kubeconfigPath` says otherwise. */
+  async startOperator(
+    options: { kubeconfigPath?: string; env?: Record<string, string> } = {},
+  ): Promise<OperatorProcess> {
+    const kubeconfigPath = options.kubeconfigPath ?? this.operatorAccess?.kubeconfigPath;
+    if (!kubeconfigPath)
+      throw new Error("no operator kubeconfig: start with chartRbac or pass kubeconfigPath");
+    this.operators += 1;
+    const operator = startOperator(projectNode(), {
+      kubeconfigPath,
+      namespace: this.namespace,
+      port: await freePort(),
+      logPath: join(this.tmp.path, `operator-${this.operators}.log`),
+      env: options.env,
+    });
+    this.onTeardown(() => operator.kill("SIGTERM"));
+    return operator;
+  }
+
+  /** Something else to stop at teardown (a proxy, a timer). */
+  onTeardown(stop: () => Promise<void> | void): void {
+    this.stops.push(stop);
+  }
+
+  /** Stops everything in reverse order, then deletes the namespace and the temp dir. */
+  async teardown(): Promise<void> {
+    const errors: unknown[] = [];
+    for (const stop of this.stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    await clients(this.admin)
+      .core.deleteNamespace({ name: this.namespace })
+      .catch(() => undefined);
+    await this.tmp.remove();
+    if (errors.length > 0) throw new AggregateError(errors, "operator cluster teardown failed");
+  }
 }

@@ -2,7 +2,7 @@
  * Fluent builders for operator tests (after kueue's MakeWorkload and trainer's wrappers):
  * resources, their runner Jobs and pods, and a reconcile config.
  */
-import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import { KubeConfig, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { CausalAnalysisJobSpec, PredictionJobSpec } from "@causeway/contract";
 import {
   API_VERSION,
@@ -13,7 +13,7 @@ import {
   type ReportedStatus,
 } from "@causeway/contract";
 import { buildJob, RUNNER_CONTAINER } from "../../operator/src/reconcile/job.ts";
-import type { ReconcileConfig } from "../../operator/src/reconcile/types.ts";
+import type { Observed, ReconcileConfig } from "../../operator/src/reconcile/types.ts";
 
 export const T0 = new Date("2026-01-01T00:00:00.000Z");
 /** `T0` plus seconds. */
@@ -265,4 +265,24 @@ function runnerStatus(
   state: NonNullable<NonNullable<V1Pod["status"]>["containerStatuses"]>[number]["state"],
 ) {
   return { name: RUNNER_CONTAINER, image: "img", imageID: "", ready: false, restartCount: 0, state };
+}
+
+/** What a reconcile pass sees: no Job, no deleted Job, no pods, at T0, unless overridden. */
+export function observed<R extends PredictionResource | CausalAnalysisResource>(
+  resource: R,
+  overrides: Partial<Omit<Observed<R>, "resource">> = {},
+): Observed<R> {
+  return { resource, job: null, deletedJob: null, jobMissingSince: null, pods: [], now: T0, ...overrides };
+}
+
+/** A kubeconfig for a Controller whose informers are never started (its apiserver is a fake gateway). */
+export function unreachableKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: "https://127.0.0.1:1", skipTLSVerify: true }],
+    users: [{ name: "u", token: "t" }],
+    contexts: [{ name: "x", cluster: "c", user: "u" }],
+    currentContext: "x",
+  });
+  return kc;
 }

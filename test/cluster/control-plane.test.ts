@@ -2,7 +2,6 @@
 // as local processes, and RBAC enforced for ServiceAccounts.
 import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Job } from "@kubernetes/client-node";
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
 import {
@@ -10,6 +9,7 @@ import {
   TERMINATION_REASON_ANNOTATION,
   type KubeletDouble,
 } from "../harness/kubelet-double.ts";
+import { waitFor } from "../harness/proc.ts";
 import { injectKube } from "../harness/vitest.ts";
 
 const kube = injectKube();
@@ -46,20 +46,16 @@ function job(name: string, script: string, annotations: Record<string, string> =
 }
 
 /** Polls the Job until it has a True condition of one of `types`; returns that condition's type and reason. */
-async function waitForJob(
-  name: string,
-  types: readonly string[],
-  timeoutMs = 90_000,
-): Promise<{ type: string; reason: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const current = await batch.readNamespacedJob({ name, namespace });
-    const done = current.status?.conditions?.find((c) => types.includes(c.type) && c.status === "True");
-    if (done) return { type: done.type, reason: done.reason ?? "" };
-    if (Date.now() > deadline)
-      throw new Error(`job ${name} did not reach ${types.join("/")}: ${JSON.stringify(current.status)}`);
-    await sleep(250);
-  }
+function waitForJob(name: string, types: readonly string[]): Promise<{ type: string; reason: string }> {
+  return waitFor(
+    `job ${name} to reach ${types.join("/")}`,
+    async () => {
+      const current = await batch.readNamespacedJob({ name, namespace });
+      const done = current.status?.conditions?.find((c) => types.includes(c.type) && c.status === "True");
+      return done ? { type: done.type, reason: done.reason ?? "" } : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
 }
 
 async function podOf(jobName: string) {
@@ -157,16 +153,14 @@ describe(`control plane ${kube.version}`, () => {
       },
     });
     // The authorizer's RBAC cache follows the binding within moments.
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
+    await waitFor(
+      "the Role to let the ServiceAccount create the Job",
+      async () => {
         await attempt();
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await sleep(200);
-      }
-    }
+        return true;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
     expect(await waitForJob("by-sa", ["Complete", "Failed"])).toMatchObject({ type: "Complete" });
   });
 });

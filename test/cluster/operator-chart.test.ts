@@ -11,42 +11,30 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import {
-  CoreV1Api,
   KubernetesObjectApi,
   type KubeConfig,
   type KubernetesObject,
   type V1PodSpec,
 } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
-import { injectKube } from "../harness/vitest.ts";
-import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
-import { freePort } from "../harness/ports.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import { loadKubeConfig } from "../harness/kube/service-account.ts";
 import {
-  applyCrds,
+  OperatorCluster,
   behave,
   chartRules,
-  clients,
   createPrediction,
-  fakeRunnerCommand,
   jobsOf,
   REPO,
-  startOperator,
   testPrediction,
   waitForPhase,
-  type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const run = promisify(execFile);
 const helm = inject("helmPath");
 const namespace = `op-chart-${randomUUID().slice(0, 8)}`;
 const release = "rel";
+let cluster: OperatorCluster;
 let admin: KubeConfig;
-let tmp: TempDir;
-let kubelet: KubeletDouble | undefined;
-let operator: OperatorProcess | undefined;
 
 interface Obj extends KubernetesObject {
   spec?: Record<string, unknown>;
@@ -77,21 +65,13 @@ function podSpecs(objs: Obj[]): { name: string; spec: V1PodSpec }[] {
     }));
 }
 
+// The chart brings its own ServiceAccounts and RBAC (installed in the last test).
 beforeAll(async () => {
-  const kube = injectKube();
-  admin = loadKubeConfig(kube);
-  tmp = await makeTempDir("operator-chart");
-  await applyCrds(admin);
-  await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  cluster = await OperatorCluster.start("operator-chart", namespace, { chartRbac: false });
+  admin = cluster.admin;
 });
 
-afterAll(async () => {
-  await operator?.kill("SIGTERM");
-  await kubelet?.stop();
-  await clients(admin)
-    .core.deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-});
+afterAll(() => cluster?.teardown());
 
 // A developer machine may lack helm (`bash test/harness/kube/build.sh` builds it); CI builds it
 // in .ci/run, so there a missing helm is a failure, never a silent skip.
@@ -177,29 +157,15 @@ describe.skipIf(helm === undefined)("helm chart", () => {
   });
 
   it("runs a job with the operator as the chart's ServiceAccount and RBAC", async () => {
-    const kube = injectKube();
     const objs = await render();
     const api = KubernetesObjectApi.makeApiClient(admin);
     for (const obj of objs.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind ?? "")))
       await api.create(obj);
-    const sa = (name: string) =>
-      serviceAccountKubeconfig(kube, {
-        namespace,
-        name: `${release}-causeway-${name}`,
-        path: join(tmp.path, `${name}.kubeconfig`),
-      });
-    const operatorAccess = await sa("operator");
-    const apiAccess = loadKubeConfig(await sa("api"));
-    kubelet = await startKubeletDouble({
-      kubeconfigPath: kube.kubeconfigPath,
-      namespace,
-      resolveCommand: fakeRunnerCommand(projectNode()),
-    });
-    operator = startOperator(projectNode(), {
+    const operatorAccess = await cluster.serviceAccount(`${release}-causeway-operator`);
+    const apiAccess = loadKubeConfig(await cluster.serviceAccount(`${release}-causeway-api`));
+    await cluster.startKubelet();
+    await cluster.startOperator({
       kubeconfigPath: operatorAccess.kubeconfigPath,
-      namespace,
-      port: await freePort(),
-      logPath: join(tmp.path, "operator.log"),
       env: {
         RUNNER_SERVICE_ACCOUNT: `${release}-causeway-runner`,
         LEASE_NAME: `${release}-causeway-operator`,

@@ -3,32 +3,23 @@
  * leads; when it is SIGKILLed mid-work the other takes over within leaseDuration + retry, and
  * every resource still ends with exactly one Job.
  */
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
-import { freePort } from "../harness/ports.ts";
-import type { TempDir } from "../harness/proc.ts";
+import { waitFor } from "../harness/proc.ts";
 import {
-  operatorTestEnv,
+  OperatorCluster,
   behave,
-  clients,
   createPrediction,
-  fakeRunnerCommand,
   jobsOf,
-  startOperator,
   testPrediction,
-  waitFor,
   waitForPhase,
   type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const namespace = `op-leader-${randomUUID().slice(0, 8)}`;
+let cluster: OperatorCluster;
 let admin: KubeConfig;
-let kubelet: KubeletDouble;
-let tmp: TempDir;
 let replicas: OperatorProcess[] = [];
 
 const isLeader = async (op: OperatorProcess): Promise<boolean> => {
@@ -40,33 +31,13 @@ const isLeader = async (op: OperatorProcess): Promise<boolean> => {
 };
 
 beforeAll(async () => {
-  const env = await operatorTestEnv("operator-leader", namespace);
-  const { kube, sa } = env;
-  ({ admin, tmp } = env);
-  kubelet = await startKubeletDouble({
-    kubeconfigPath: kube.kubeconfigPath,
-    namespace,
-    resolveCommand: fakeRunnerCommand(projectNode()),
-  });
-  for (const i of [0, 1]) {
-    replicas.push(
-      startOperator(projectNode(), {
-        kubeconfigPath: sa.kubeconfigPath,
-        namespace,
-        port: await freePort(),
-        logPath: join(tmp.path, `operator-${i}.log`),
-      }),
-    );
-  }
+  cluster = await OperatorCluster.start("operator-leader", namespace);
+  admin = cluster.admin;
+  await cluster.startKubelet();
+  replicas = [await cluster.startOperator(), await cluster.startOperator()];
 });
 
-afterAll(async () => {
-  await Promise.all(replicas.map((r) => r.kill("SIGTERM")));
-  await kubelet?.stop();
-  await clients(admin)
-    .core.deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-});
+afterAll(() => cluster?.teardown());
 
 describe("leader election", () => {
   it("has one leader; a successor takes over after SIGKILL with no duplicate Jobs", async () => {
@@ -82,13 +53,12 @@ describe("leader election", () => {
     await waitFor(
       "a first Job",
       async () => (await jobsOf(admin, namespace, rs[0]?.metadata.name ?? "")).length > 0,
-      30_000,
-      20,
+      { timeoutMs: 30_000, intervalMs: 20 },
     );
     const killedAt = Date.now();
     await leader.kill("SIGKILL");
     replicas = [follower];
-    await waitFor("the follower leads", () => isLeader(follower), 30_000, 100);
+    await waitFor("the follower leads", () => isLeader(follower), { timeoutMs: 30_000 });
     // leaseDuration (4 s) + retry period (1 s, jittered) + slack for a loaded machine.
     expect(Date.now() - killedAt).toBeLessThan(10_000);
     for (const r of rs) {

@@ -4,93 +4,46 @@
  * success and failure → status; a SIGKILLed and restarted operator still makes one Job per
  * resource; deleting a resource garbage-collects its Job and Secret.
  */
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { injectKube } from "../harness/vitest.ts";
-import { loadKubeConfig, serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
-import { freePort } from "../harness/ports.ts";
-import { makeTempDir, type TempDir } from "../harness/proc.ts";
+import { loadKubeConfig } from "../harness/kube/service-account.ts";
+import { waitFor } from "../harness/proc.ts";
 import { GROUP, RESOURCES, VERSION } from "@causeway/contract";
 import { clientNodeResources, KubernetesDispatcher } from "../../api/src/dispatch/kubernetes.ts";
 import { pino } from "pino";
 import {
-  applyCrds,
+  OperatorCluster,
   behave,
   clients,
   createPrediction,
   getPrediction,
   jobsOf,
   metricSum,
-  setupNamespace,
-  startOperator,
   testPrediction,
-  waitFor,
   waitForPhase,
-  fakeRunnerCommand,
   type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const namespace = `op-life-${randomUUID().slice(0, 8)}`;
+let cluster: OperatorCluster;
 let admin: KubeConfig;
 let api: KubeConfig;
-let operatorKubeconfig: string;
-let kubelet: KubeletDouble;
-let tmp: TempDir;
 let operator: OperatorProcess;
-let runs = 0;
-
-async function launch(): Promise<OperatorProcess> {
-  runs += 1;
-  return startOperator(projectNode(), {
-    kubeconfigPath: operatorKubeconfig,
-    namespace,
-    port: await freePort(),
-    logPath: join(tmp.path, `operator-${runs}.log`),
-  });
-}
 
 beforeAll(async () => {
-  const kube = injectKube();
-  process.stderr.write(`[operator-lifecycle] control plane ${kube.version}\n`);
-  admin = loadKubeConfig(kube);
-  tmp = await makeTempDir("operator-lifecycle");
-  await applyCrds(admin);
-  await setupNamespace(admin, namespace);
-  operatorKubeconfig = (
-    await serviceAccountKubeconfig(kube, {
-      namespace,
-      name: "causeway-operator",
-      path: join(tmp.path, "operator.kubeconfig"),
-    })
-  ).kubeconfigPath;
-  api = loadKubeConfig(
-    await serviceAccountKubeconfig(kube, {
-      namespace,
-      name: "causeway-api",
-      path: join(tmp.path, "api.kubeconfig"),
-    }),
-  );
-  kubelet = await startKubeletDouble({
-    kubeconfigPath: kube.kubeconfigPath,
-    namespace,
-    resolveCommand: fakeRunnerCommand(projectNode()),
+  cluster = await OperatorCluster.start("operator-lifecycle", namespace);
+  process.stderr.write(`[operator-lifecycle] control plane ${cluster.kube.version}\n`);
+  admin = cluster.admin;
+  api = loadKubeConfig(await cluster.serviceAccount("causeway-api"));
+  await cluster.startKubelet({
     terminationReason: (code) => (code === 0 ? "Completed" : code === 137 ? "OOMKilled" : "Error"),
   });
-  operator = await launch();
+  operator = await cluster.startOperator();
 });
 
-afterAll(async () => {
-  await operator?.kill("SIGTERM");
-  await kubelet?.stop();
-  await clients(admin)
-    .core.deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-});
+afterAll(() => cluster?.teardown());
 
 describe("operator on a real control plane", () => {
   it("creates exactly one Job and reports success as Completed", async () => {
@@ -145,12 +98,11 @@ describe("operator on a real control plane", () => {
       await waitFor(
         "a first Job",
         async () => (await jobsOf(admin, namespace, rs[0]?.metadata.name ?? "")).length > 0,
-        30_000,
-        20,
+        { timeoutMs: 30_000, intervalMs: 20 },
       );
       await sleep(Math.floor(Math.random() * 400));
       await operator.kill("SIGKILL");
-      operator = await launch();
+      operator = await cluster.startOperator();
     }
     for (const { name, phase } of all) {
       await waitForPhase(admin, namespace, name, phase);
@@ -171,14 +123,17 @@ describe("operator on a real control plane", () => {
       plural: RESOURCES.prediction.plural,
       name,
     });
-    await waitFor("Job gone", async () => (await jobsOf(admin, namespace, name)).length === 0, 60_000);
+    await waitFor("Job gone", async () => (await jobsOf(admin, namespace, name)).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
     await waitFor(
       "Secret gone",
       async () => {
         const secrets = await core.listNamespacedSecret({ namespace });
         return !secrets.items.some((s) => s.metadata?.name === `cw-pred-${name}-callback`);
       },
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
     expect(await getPrediction(admin, namespace, name)).toBeNull();
   });

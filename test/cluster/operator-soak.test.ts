@@ -4,35 +4,28 @@
  * 20 s). It must survive with a capped heap, its settled heap must not grow by more than 20 MB,
  * and its open file descriptors must return to the baseline (the client-node FD leak class).
  */
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
 import { freePort } from "../harness/ports.ts";
-import type { TempDir } from "../harness/proc.ts";
+import { waitFor } from "../harness/proc.ts";
 import { GROUP, RESOURCES, VERSION } from "@causeway/contract";
 import {
-  operatorTestEnv,
+  OperatorCluster,
   behave,
   clients,
   createPrediction,
-  fakeRunnerCommand,
   metricSum,
-  startOperator,
   testPrediction,
-  waitFor,
   waitForPhase,
   type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const cycles = Number(process.env.CAUSEWAY_SOAK_CYCLES ?? 0);
 const namespace = `op-soak-${randomUUID().slice(0, 8)}`;
+let cluster: OperatorCluster;
 let admin: KubeConfig;
-let kubelet: KubeletDouble;
-let tmp: TempDir;
 let operator: OperatorProcess;
 
 async function batch(n: number): Promise<void> {
@@ -92,19 +85,10 @@ async function sample(): Promise<{ heap: number; fds: number }> {
 // Opt-in (CAUSEWAY_SOAK_CYCLES=N): thousands of create/complete/delete cycles do not fit a CI run.
 describe.skipIf(cycles === 0)("operator soak", () => {
   beforeAll(async () => {
-    const env = await operatorTestEnv("operator-soak", namespace);
-    const { kube, sa } = env;
-    ({ admin, tmp } = env);
-    kubelet = await startKubeletDouble({
-      kubeconfigPath: kube.kubeconfigPath,
-      namespace,
-      resolveCommand: fakeRunnerCommand(projectNode()),
-    });
-    operator = startOperator(projectNode(), {
-      kubeconfigPath: sa.kubeconfigPath,
-      namespace,
-      port: await freePort(),
-      logPath: join(tmp.path, "operator.log"),
+    cluster = await OperatorCluster.start("operator-soak", namespace);
+    admin = cluster.admin;
+    await cluster.startKubelet();
+    operator = await cluster.startOperator({
       env: {
         LOG_LEVEL: "info",
         RUNNER_TTL_SECONDS_AFTER_FINISHED: "0",
@@ -116,13 +100,7 @@ describe.skipIf(cycles === 0)("operator soak", () => {
     });
   });
 
-  afterAll(async () => {
-    await operator?.kill("SIGTERM");
-    await kubelet?.stop();
-    await clients(admin)
-      .core.deleteNamespace({ name: namespace })
-      .catch(() => undefined);
-  });
+  afterAll(() => cluster?.teardown());
 
   it(`${cycles} create/complete/delete cycles leak neither heap nor file descriptors`, async () => {
     const size = 10;
@@ -130,12 +108,10 @@ describe.skipIf(cycles === 0)("operator soak", () => {
     const before = await settled();
     for (let done = 0; done < cycles; done += size) await batch(Math.min(size, cycles - done));
     // Let deletes, GC of Jobs and relists settle, then compare.
-    await waitFor(
-      "fds back to baseline",
-      async () => (await sample()).fds <= before.fds + 5,
-      60_000,
-      1_000,
-    ).catch(() => undefined);
+    await waitFor("fds back to baseline", async () => (await sample()).fds <= before.fds + 5, {
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    }).catch(() => undefined);
     const after = await settled();
     expect(operator.proc.exitCode).toBeNull();
     process.stderr.write(

@@ -3,44 +3,28 @@
  * runs it) fails with PodPendingTimeout / job_stalled within the timeout and its Job is stopped;
  * a runner that outlives activeDeadlineSeconds fails with DeadlineExceeded / deadline_exceeded.
  */
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { injectKube } from "../harness/vitest.ts";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
-import { freePort } from "../harness/ports.ts";
-import type { TempDir } from "../harness/proc.ts";
+import { waitFor } from "../harness/proc.ts";
 import {
-  operatorTestEnv,
+  OperatorCluster,
   behave,
-  clients,
   createPrediction,
-  fakeRunnerCommand,
   jobsOf,
-  startOperator,
   testPrediction,
-  waitFor,
   waitForPhase,
-  type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const namespace = `op-stuck-${randomUUID().slice(0, 8)}`;
+let cluster: OperatorCluster;
 let admin: KubeConfig;
-let kubelet: KubeletDouble | undefined;
-let tmp: TempDir;
-let operator: OperatorProcess;
 
+// No kubelet double at first: the first runner pod is never started.
 beforeAll(async () => {
-  const env = await operatorTestEnv("operator-stuck", namespace);
-  const { sa } = env;
-  ({ admin, tmp } = env);
-  operator = startOperator(projectNode(), {
-    kubeconfigPath: sa.kubeconfigPath,
-    namespace,
-    port: await freePort(),
-    logPath: join(tmp.path, "operator.log"),
+  cluster = await OperatorCluster.start("operator-stuck", namespace);
+  admin = cluster.admin;
+  await cluster.startOperator({
     env: {
       RUNNER_PENDING_TIMEOUT_SECONDS: "4",
       RUNNER_ACTIVE_DEADLINE_SECONDS: "8",
@@ -49,13 +33,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await operator?.kill("SIGTERM");
-  await kubelet?.stop();
-  await clients(admin)
-    .core.deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-});
+afterAll(() => cluster?.teardown());
 
 describe("stuck runner Jobs", () => {
   it("a pod that never starts fails with PodPendingTimeout and its Job is stopped", async () => {
@@ -69,16 +47,12 @@ describe("stuck runner Jobs", () => {
     await waitFor(
       "the stalled Job deleted",
       async () => (await jobsOf(admin, namespace, name)).length === 0,
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
   });
 
   it("a runner past activeDeadlineSeconds fails with DeadlineExceeded", async () => {
-    kubelet = await startKubeletDouble({
-      kubeconfigPath: injectKube().kubeconfigPath,
-      namespace,
-      resolveCommand: fakeRunnerCommand(projectNode()),
-    });
+    await cluster.startKubelet();
     const r = testPrediction(namespace, behave(0, 120_000));
     const name = r.metadata.name ?? "";
     await createPrediction(admin, r);

@@ -8,51 +8,34 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
-import { projectNode } from "../harness/repo.ts";
-import { freePort } from "../harness/ports.ts";
-import type { TempDir } from "../harness/proc.ts";
 import {
-  operatorTestEnv,
+  OperatorCluster,
   behave,
-  clients,
   createPrediction,
-  fakeRunnerCommand,
   jobsOf,
-  startOperator,
   testPrediction,
   waitForPhase,
   WatchBreakingProxy,
   writeTokenKubeconfig,
-  type OperatorProcess,
 } from "../builders/operator-cluster.ts";
 
 const namespace = `op-watch-${randomUUID().slice(0, 8)}`;
+let cluster: OperatorCluster;
 let admin: KubeConfig;
-let kubelet: KubeletDouble;
-let tmp: TempDir;
-let operator: OperatorProcess;
 let proxy: WatchBreakingProxy;
-let breaker: NodeJS.Timeout;
 
 beforeAll(async () => {
-  const env = await operatorTestEnv("operator-watch", namespace);
-  const { kube, sa } = env;
-  ({ admin, tmp } = env);
+  cluster = await OperatorCluster.start("operator-watch", namespace);
+  const { kube, tmp, operatorAccess } = cluster;
+  admin = cluster.admin;
   proxy = new WatchBreakingProxy(kube.server, kube.caData, 3);
   const port = await proxy.start();
+  cluster.onTeardown(() => proxy.stop());
   const kubeconfigPath = join(tmp.path, "proxied.kubeconfig");
-  writeTokenKubeconfig(kubeconfigPath, `http://127.0.0.1:${port}`, sa.token, namespace);
-  kubelet = await startKubeletDouble({
-    kubeconfigPath: kube.kubeconfigPath,
-    namespace,
-    resolveCommand: fakeRunnerCommand(projectNode()),
-  });
-  operator = startOperator(projectNode(), {
+  writeTokenKubeconfig(kubeconfigPath, `http://127.0.0.1:${port}`, operatorAccess.token, namespace);
+  await cluster.startKubelet();
+  await cluster.startOperator({
     kubeconfigPath,
-    namespace,
-    port: await freePort(),
-    logPath: join(tmp.path, "operator.log"),
     env: {
       RESYNC_SECONDS: "3600",
       RUNNER_PENDING_TIMEOUT_SECONDS: "3600",
@@ -60,18 +43,11 @@ beforeAll(async () => {
       LEADER_ELECT: "false",
     },
   });
-  breaker = setInterval(() => proxy.breakWatches(), 2_000);
+  const breaker = setInterval(() => proxy.breakWatches(), 2_000);
+  cluster.onTeardown(() => clearInterval(breaker));
 });
 
-afterAll(async () => {
-  clearInterval(breaker);
-  await operator?.kill("SIGTERM");
-  await kubelet?.stop();
-  await proxy?.stop();
-  await clients(admin)
-    .core.deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-});
+afterAll(() => cluster?.teardown());
 
 describe("operator under watch disruption", () => {
   it("misses no transition while watches break and expire", async () => {

@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
+import { waitFor } from "../harness/proc.ts";
 
 const exec = promisify(execFile);
 const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
@@ -74,15 +75,18 @@ interface Status {
   [k: string]: unknown;
 }
 
-async function waitDone(key: string, id: string, path = `/v1/predictions/${id}`): Promise<Status> {
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    const body = await json<Status>(await api(key, path));
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline)
-      throw new Error(`still ${body.status} after 240 s: ${JSON.stringify(body)}\n${serverLog}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+function waitDone(key: string, id: string, path = `/v1/predictions/${id}`): Promise<Status> {
+  let last: Status | undefined;
+  return waitFor(
+    `${path} to finish`,
+    async () => {
+      last = await json<Status>(await api(key, path));
+      return last.status === "completed" || last.status === "failed" ? last : undefined;
+    },
+    { timeoutMs: 240_000, intervalMs: 1000 },
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}; last ${JSON.stringify(last)}\n${serverLog}`);
+  });
 }
 
 async function file(path: string): Promise<Blob> {
@@ -100,17 +104,16 @@ beforeAll(async () => {
   server.stdout?.on("data", (c: Buffer) => (serverLog += c.toString()));
   server.stderr?.on("data", (c: Buffer) => (serverLog += c.toString()));
   // The first start imports the interactome (bundle build) before it serves.
-  const deadline = Date.now() + 280_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (server.exitCode !== null) throw new Error(`server exited: ${serverLog}`);
-    if (Date.now() > deadline) throw new Error(`server not ready: ${serverLog}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await waitFor("the server's /health", async () => (await fetch(`${base}/health`)).ok, {
+    timeoutMs: 280_000,
+    intervalMs: 500,
+    proc: {
+      name: "the API server",
+      logPath: "(kept in memory)",
+      hasExited: () => server.exitCode !== null,
+      logTail: () => serverLog,
+    },
+  });
 }, 300_000);
 
 afterAll(async () => {

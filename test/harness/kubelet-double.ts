@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { makeTempDir, type TempDir } from "./proc.ts";
+import { makeTempDir, waitFor, type TempDir } from "./proc.ts";
 import { projectNode, repoRoot } from "./repo.ts";
 import { loadKubeConfig } from "./kube/service-account.ts";
 import { ContainerConfigError, expandReferences, resolveContainerEnv } from "./kubelet-double/env.ts";
@@ -239,14 +239,9 @@ export async function startKubeletDouble(options: KubeletDoubleOptions): Promise
       name: string,
       timeoutMs = 120_000,
     ): Promise<{ exitCode: number | null; reason: string }> {
-      const deadline = Date.now() + timeoutMs;
-      let run = runs.get(name);
-      while (run === undefined) {
-        if (Date.now() > deadline)
-          throw new Error(`kubelet double: no pod ${namespace}/${name} within ${timeoutMs} ms`);
-        await sleep(100);
-        run = runs.get(name);
-      }
+      const run = await waitFor(`kubelet double: pod ${namespace}/${name}`, async () => runs.get(name), {
+        timeoutMs,
+      });
       return run.finished;
     },
     async stop(): Promise<void> {

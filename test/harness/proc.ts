@@ -104,15 +104,22 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
 }
 
 /**
- * Polls `check` until it returns a value other than undefined. Fails early, with the process log,
- * when `proc` has exited: a server that crashed at start should not cost the whole timeout.
+ * The one polling helper of the tests: calls `check` until it returns a value other than
+ * undefined, null or false, and returns that value. A check that throws counts as "not yet";
+ * the last error is in the timeout message. With `proc`, it fails early, with the process log,
+ * once the process has exited: a server that crashed at start should not cost the whole timeout.
  */
 export async function waitFor<T>(
   what: string,
-  check: () => Promise<T | undefined>,
-  options: { timeoutMs: number; intervalMs?: number; proc?: ManagedProcess },
+  check: () => Promise<T | undefined | null | false>,
+  options: {
+    timeoutMs?: number;
+    intervalMs?: number;
+    proc?: Pick<ManagedProcess, "name" | "logPath" | "hasExited" | "logTail">;
+  } = {},
 ): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     if (options.proc?.hasExited()) {
@@ -122,14 +129,14 @@ export async function waitFor<T>(
     }
     try {
       const value = await check();
-      if (value !== undefined) return value;
+      if (value !== undefined && value !== null && value !== false) return value;
     } catch (error) {
       lastError = error;
     }
     if (Date.now() > deadline) {
       const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : "";
       const log = options.proc ? `\nLog ${options.proc.logPath}:\n${options.proc.logTail()}` : "";
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what}${detail}${log}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}${log}`);
     }
     await sleep(options.intervalMs ?? 100);
   }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../test/shared-data.ts";
+import { waitFor } from "../../../test/harness/proc.ts";
 import { findRunningServer } from "../db/embedded.ts";
 
 const run = promisify(execFile);
@@ -67,15 +68,9 @@ describe("admin CLI (embedded)", () => {
         env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
         stdio: "ignore",
       });
-      for (let i = 0; i < 1200; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
-        } catch {
-          // not up yet
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error("server did not start");
+      await waitFor("the server to start", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
+        timeoutMs: 120_000,
+      });
     }, 180_000);
     afterAll(async () => {
       server.kill("SIGTERM");

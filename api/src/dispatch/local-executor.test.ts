@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveCallbackKey, type JobSpec } from "@causeway/contract";
+import { waitFor } from "../../../test/harness/proc.ts";
 import { LocalExecutor } from "./local-executor.ts";
 
 let dir: string;
@@ -47,7 +48,7 @@ describe("LocalExecutor", () => {
     await ex.dispatch(spec(ids[1]!, 3), {});
     await ex.dispatch(spec(ids[2]!), { traceparent: "00-abc-def-01" });
     expect(ex.stats()).toEqual({ queued: 1, running: 2 });
-    while (exits.length < 3) await new Promise((r) => setTimeout(r, 20));
+    await waitFor("three exits", async () => exits.length >= 3, { timeoutMs: 30_000, intervalMs: 20 });
     expect(maxRunning).toBe(2);
     expect(exits.find((e) => e.id === ids[1])!.code).toBe(3);
     const { readFile } = await import("node:fs/promises");

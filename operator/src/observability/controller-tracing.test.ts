@@ -1,12 +1,18 @@
 /** The operator's place in a prediction's trace, through the real Controller and an in-memory apiserver. */
 import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { KubeConfig, type V1Job } from "@kubernetes/client-node";
+import type { V1Job } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CausewayResource } from "@causeway/contract";
 import { initTracing, type TracingHandle } from "@causeway/contract/telemetry";
-import { aPrediction, JOB_ID, T0, testConfig } from "../../../test/builders/prediction.ts";
+import {
+  aPrediction,
+  JOB_ID,
+  T0,
+  testConfig,
+  unreachableKubeConfig,
+} from "../../../test/builders/prediction.ts";
 import { FakeClock } from "../runtime/clock.ts";
 import { Controller, queueKey } from "../runtime/controller.ts";
 import { EventRecorder } from "../runtime/events.ts";
@@ -49,13 +55,7 @@ describe("operator tracing", () => {
       .annotate("causeway.io/traceparent", `00-${API_TRACE}-${API_SPAN}-01`)
       .build();
     const gw = gateway(resource);
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: "c", server: "https://127.0.0.1:1", skipTLSVerify: true }],
-      users: [{ name: "u", token: "t" }],
-      contexts: [{ name: "x", cluster: "c", user: "u" }],
-      currentContext: "x",
-    });
+    const kc = unreachableKubeConfig();
     const clock = new FakeClock(T0.getTime());
     const log = pino({ level: "silent" });
     const controller = new Controller({

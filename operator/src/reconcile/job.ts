@@ -54,6 +54,13 @@ export function isControlledBy(child: { metadata?: V1ObjectMeta }, resource: Cau
   return ref !== undefined && ref.uid === resource.metadata.uid;
 }
 
+/** True when the Job has finished, either way (a True `Complete` or `Failed` condition). */
+export function isJobFinished(job: V1Job): boolean {
+  return (job.status?.conditions ?? []).some(
+    (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
+  );
+}
+
 function childMeta(resource: CausewayResource, name: string): V1ObjectMeta {
   const kind = resource.spec.kind;
   return {

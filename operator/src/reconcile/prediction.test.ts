@@ -30,6 +30,8 @@ interface Case {
   job: V1Job | null;
   pods?: V1Pod[];
   now?: Date;
+  /** When an earlier pass first found the Job missing. */
+  jobMissingSince?: Date;
   /** Expected status summary, or null for "no status write". */
   wantStatus: WantStatus | null;
   /** Jobs that exist after the actions ran. */
@@ -344,10 +346,11 @@ const cases: Case[] = [
     wantRequeueMs: null,
   },
   {
-    name: "Job vanished before finishing: JobMissing",
+    name: "Job vanished before finishing: JobMissing once the grace is over",
     resource: created().build(),
     job: null,
     now: at(50),
+    jobMissingSince: at(40),
     wantStatus: {
       phase: "Failed",
       conditions: { Created: "True/JobCreated", Failed: "True/JobMissing" },
@@ -380,7 +383,13 @@ const cases: Case[] = [
 describe("reconcilePrediction", () => {
   it.each(cases)("$name", (c) => {
     const d = reconcilePrediction(
-      { resource: c.resource, job: c.job, pods: c.pods ?? [], now: c.now ?? T0 },
+      {
+        resource: c.resource,
+        job: c.job,
+        pods: c.pods ?? [],
+        now: c.now ?? T0,
+        jobMissingSince: c.jobMissingSince ?? null,
+      },
       config,
     );
     expect(summary(d)).toEqual(c.wantStatus);

@@ -9,7 +9,7 @@ import type { V1Job } from "@kubernetes/client-node";
 import type { FailureCode } from "@causeway/contract";
 import { removeCondition, setCondition } from "@causeway/contract";
 import { CONDITION_TYPES, type CausewayStatus, type Phase } from "@causeway/contract";
-import { buildJob, buildSecret, childNames, isControlledBy } from "./job.ts";
+import { buildJob, buildSecret, childNames, isControlledBy, isJobFinished } from "./job.ts";
 import { jobOutcome } from "./outcome.ts";
 import {
   REASONS,
@@ -25,16 +25,42 @@ export type OperatorStatus = Omit<CausewayStatus, "reported">;
 
 /** Wait this long for a Job of an earlier resource with the same name to be garbage-collected. */
 const CONFLICT_RETRY_MS = 5_000;
+/** A Job that vanished is given this long for its delete event (and final state) to arrive. */
+const JOB_MISSING_GRACE_MS = 10_000;
+/** How often a pass looks again while it waits for a vanished Job. */
+const JOB_MISSING_RECHECK_MS = 1_000;
 
 /** Completed and Failed are final: only cleanup follows. */
 export function isTerminal(phase: Phase | undefined): boolean {
   return phase === "Completed" || phase === "Failed";
 }
 
-function isJobFinished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some(
-    (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
-  );
+/**
+ * The Job this pass reasons about: the live one, or else the final state of this resource's
+ * finished Job that its TTL deleted before a pass read the outcome (so a result is not lost and
+ * the resource does not fail as JobMissing).
+ */
+function currentJob(obs: Observed): V1Job | null {
+  if (obs.job) return obs.job;
+  const deleted = obs.deletedJob;
+  return deleted && isControlledBy(deleted, obs.resource) && isJobFinished(deleted) ? deleted : null;
+}
+
+/**
+ * Waits (writes nothing) while a created Job has been missing for less than the grace: its
+ * delete event, and with it the final state, may still be on the way. Null once the wait is over.
+ */
+function awaitMissingJob(obs: Observed, job: V1Job | null): Decision | null {
+  if (job || !obs.resource.status?.jobName) return null;
+  const since = obs.jobMissingSince ?? obs.now;
+  if (obs.now.getTime() - since.getTime() >= JOB_MISSING_GRACE_MS) return null;
+  return {
+    actions: [],
+    status: null,
+    events: [],
+    requeueAfterMs: JOB_MISSING_RECHECK_MS,
+    jobMissingSince: since,
+  };
 }
 
 /** The operator-owned part of a status. */
@@ -45,8 +71,8 @@ export function operatorStatus(status: CausewayStatus | undefined): OperatorStat
 }
 
 /** A terminal resource: only stop a Job that still runs (after a grace, so a finishing runner can exit). */
-function cleanup(obs: Observed, config: ReconcileConfig): Decision {
-  const { job, resource, now } = obs;
+function cleanup(obs: Observed, job: V1Job | null, config: ReconcileConfig): Decision {
+  const { resource, now } = obs;
   const none: Decision = { actions: [], status: null, events: [], requeueAfterMs: null };
   if (!job || !isControlledBy(job, resource) || isJobFinished(job) || job.metadata?.deletionTimestamp)
     return none;
@@ -71,6 +97,7 @@ class Next {
   requeueAfterMs: number | null = null;
   /** Set when this pass must not write status at all (it is waiting on something else). */
   hold = false;
+  private finishedWith: Decision["finished"];
   private readonly prevPhase: Phase | undefined;
   private readonly now: Date;
   private readonly generation: number | undefined;
@@ -119,12 +146,14 @@ class Next {
 
   completed(reason: string, message: string): void {
     this.finish();
+    this.finishedWith = { outcome: "completed", reason };
     this.cond(CONDITION_TYPES.complete, "True", reason, message);
     this.phase("Completed", { type: "Normal", reason, note: message });
   }
 
   failed(reason: string, message: string, errorCode: FailureCode | null): void {
     this.finish();
+    this.finishedWith = { outcome: "failed", reason };
     if (errorCode) {
       this.status.failure = { reason, errorCode, message };
       this.actions.push({ type: "reportFailure", errorCode, message });
@@ -140,12 +169,14 @@ class Next {
 
   decision(prev: CausewayStatus | undefined): Decision {
     const changed = !this.hold && !isDeepStrictEqual(this.status, operatorStatus(prev));
-    return {
+    const decision: Decision = {
       actions: this.actions,
       status: changed ? this.status : null,
       events: this.events,
       requeueAfterMs: this.requeueAfterMs,
     };
+    if (changed && this.finishedWith) decision.finished = this.finishedWith;
+    return decision;
   }
 }
 
@@ -155,9 +186,12 @@ export function reconcileRunnerJob(
   config: ReconcileConfig,
   specError: string | null,
 ): Decision {
-  const { resource, job, pods, now } = obs;
+  const { resource, pods, now } = obs;
   const prev = resource.status;
-  if (isTerminal(prev?.phase)) return cleanup(obs, config);
+  const job = currentJob(obs);
+  if (isTerminal(prev?.phase)) return cleanup(obs, job, config);
+  const waiting = awaitMissingJob(obs, job);
+  if (waiting) return waiting;
 
   const next = new Next(obs);
   const names = childNames(resource.spec.kind, resource.metadata.name ?? "");

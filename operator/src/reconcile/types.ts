@@ -1,6 +1,7 @@
 /**
  * Inputs and outputs of the pure reconcile functions. A reconcile pass observes
- * (resource, job, pods, now, config) and returns a Decision; the runtime carries it out.
+ * (resource, job, deleted job, pods, now, config) and returns a Decision; the runtime carries
+ * it out and remembers for the next pass only what the Decision asks it to.
  */
 import type { FailureCode } from "@causeway/contract";
 import type {
@@ -45,10 +46,21 @@ export interface ReconcileConfig {
   tolerations: V1Toleration[];
 }
 
-/** What one reconcile pass sees. `job` comes from a live read (or a confirmed cache hit), never a cache miss. */
+/** What one reconcile pass sees. */
 export interface Observed<R extends CausewayResource = CausewayResource> {
   resource: R;
+  /** The resource's Job from a live read, never from a cache miss. */
   job: V1Job | null;
+  /**
+   * The last state the Job informer saw of a deleted Job with this name (its delete event),
+   * whoever owned it and however it ended; absent when none is remembered.
+   */
+  deletedJob?: V1Job | null;
+  /**
+   * When an earlier pass first found this resource's created Job missing, as handed back from
+   * that pass's `Decision.jobMissingSince`; absent when no pass is waiting for it.
+   */
+  jobMissingSince?: Date | null;
   /** Pods of the resource's Job (from the pod informer). */
   pods: readonly V1Pod[];
   now: Date;
@@ -80,6 +92,10 @@ export interface Decision {
   events: EventSpec[];
   /** Reconcile again after this many milliseconds (the TTL/timeout clock), if set. */
   requeueAfterMs: number | null;
+  /** Set while the pass waits for a vanished Job: the runtime passes it back in the next `Observed`. */
+  jobMissingSince?: Date;
+  /** Set when this pass moves the resource into a terminal phase (for the jobs-finished metric). */
+  finished?: { outcome: "completed" | "failed"; reason: string };
 }
 
 /** CamelCase reasons of conditions, events and `status.failure` (also the metrics' `reason` label). */

@@ -6,10 +6,12 @@
  * changes again, so a report racing a runner's own final callback is harmless.
  */
 import {
+  CALLBACK_RETRY,
   FAILURE_CODES,
   callbackUrl,
   deriveCallbackKey,
-  signCallback,
+  sendCallback,
+  type CallbackRetryPolicy,
   type FailedCallback,
   type FailureCode,
   type JobKind,
@@ -24,21 +26,17 @@ export interface FailureReport {
 
 export type FailureReporter = (report: FailureReport) => Promise<void>;
 
-type Sleep = (ms: number) => Promise<void>;
-
 /**
- * A reporter posting to `<baseUrl>/internal/v1/jobs/<kind>/<id>/callback`. It retries with
- * backoff (about a minute in all) and then gives up: the API's sweeper is the backstop.
+ * A reporter posting to `<baseUrl>/internal/v1/jobs/<kind>/<id>/callback`. It retries by
+ * `CALLBACK_RETRY.backedBySweeper` and then gives up: the API's sweeper is the backstop.
  */
 export function httpFailureReporter(options: {
   baseUrl: string;
   serverSecret: string;
   onGiveUp: (report: FailureReport, reason: string) => void;
-  attempts?: number;
-  sleep?: Sleep;
+  policy?: CallbackRetryPolicy;
+  sleep?: (ms: number) => Promise<void>;
 }): FailureReporter {
-  const attempts = options.attempts ?? 6;
-  const sleep: Sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   return async (report) => {
     const body: FailedCallback = {
       job_id: report.jobId,
@@ -53,30 +51,15 @@ export function httpFailureReporter(options: {
       billable: FAILURE_CODES[report.errorCode].billable,
       result_files: [],
     };
-    const raw = JSON.stringify(body);
-    const key = deriveCallbackKey(options.serverSecret, report.jobId);
-    let reason = "";
-    for (let i = 0; i < attempts; i++) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      try {
-        const res = await fetch(callbackUrl(options.baseUrl, report.kind, report.jobId), {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-causeway-timestamp": String(timestamp),
-            "x-causeway-signature": signCallback(key, timestamp, raw),
-          },
-          body: raw,
-          signal: AbortSignal.timeout(5_000),
-        });
-        if (res.ok) return;
-        reason = `HTTP ${res.status}`;
-        if (res.status < 500 && res.status !== 429) break;
-      } catch (err) {
-        reason = err instanceof Error ? err.message : String(err);
-      }
-      await sleep(Math.min(20_000, 1_000 * 2 ** i));
-    }
-    options.onGiveUp(report, reason);
+    const delivery = await sendCallback(
+      {
+        url: callbackUrl(options.baseUrl, report.kind, report.jobId),
+        keyHex: deriveCallbackKey(options.serverSecret, report.jobId),
+        body,
+      },
+      options.policy ?? CALLBACK_RETRY.backedBySweeper,
+      { sleep: options.sleep },
+    );
+    if (!delivery.delivered) options.onGiveUp(report, delivery.reason);
   };
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { KubeConfig, type EventsV1Event, type V1Job, type V1Secret } from "@kubernetes/client-node";
+import type { EventsV1Event, V1Job, V1Secret } from "@kubernetes/client-node";
 import { pino } from "pino";
-import { aJob, aPrediction, JOB_ID, T0, testConfig } from "../../../test/builders/prediction.ts";
+import {
+  aJob,
+  aPrediction,
+  JOB_ID,
+  T0,
+  testConfig,
+  unreachableKubeConfig,
+} from "../../../test/builders/prediction.ts";
 import type { CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { FakeClock } from "./clock.ts";
@@ -53,16 +60,22 @@ class FakeGateway implements KubeGateway {
     this.events.push(event);
   }
   async patchEvent() {}
+
+  /** Another leader creates `job` right after this pass read "no Job". */
+  jobAfterFirstRead(job: V1Job): void {
+    const getJob = this.getJob.bind(this);
+    let reads = 0;
+    this.getJob = async (ns, name) => {
+      reads += 1;
+      if (reads > 1) return getJob(ns, name);
+      this.jobs.set(name, job);
+      return null;
+    };
+  }
 }
 
 function setup() {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "c", server: "https://127.0.0.1:1", skipTLSVerify: true }],
-    users: [{ name: "u", token: "t" }],
-    contexts: [{ name: "x", cluster: "c", user: "u" }],
-    currentContext: "x",
-  });
+  const kc = unreachableKubeConfig();
   const gateway = new FakeGateway();
   const clock = new FakeClock(T0.getTime());
   const log = pino({ level: "silent" });
@@ -85,7 +98,7 @@ function setup() {
 
 const key = queueKey("prediction", "causeway", JOB_ID);
 
-describe("Controller.reconcile", () => {
+describe("Controller.reconcile: creating the Job", () => {
   it("creates one Secret and one Job, writes status once, records an Event", async () => {
     const { gateway, controller } = setup();
     gateway.resources.set(JOB_ID, aPrediction().build());
@@ -111,17 +124,7 @@ describe("Controller.reconcile", () => {
     const { gateway, controller } = setup();
     const resource = aPrediction().build();
     gateway.resources.set(JOB_ID, resource);
-    // Another leader creates the Job right after this pass read "no Job".
-    const getJob = gateway.getJob.bind(gateway);
-    let reads = 0;
-    gateway.getJob = async (ns, name) => {
-      reads += 1;
-      if (reads === 1) {
-        gateway.jobs.set(name, aJob(resource).build());
-        return null;
-      }
-      return getJob(ns, name);
-    };
+    gateway.jobAfterFirstRead(aJob(resource).build());
     await controller.reconcile(key);
     expect(gateway.jobs.size).toBe(1);
     expect(gateway.statusWrites.at(-1)?.phase).toBe("Pending");
@@ -131,20 +134,21 @@ describe("Controller.reconcile", () => {
     const { gateway, controller } = setup();
     const resource = aPrediction().build();
     gateway.resources.set(JOB_ID, resource);
-    const getJob = gateway.getJob.bind(gateway);
-    let reads = 0;
-    gateway.getJob = async (ns, name) => {
-      reads += 1;
-      if (reads === 1) {
-        gateway.jobs.set(name, aJob(resource).ownedBy("old-uid").build());
-        return null;
-      }
-      return getJob(ns, name);
-    };
+    gateway.jobAfterFirstRead(aJob(resource).ownedBy("old-uid").build());
     expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: 5_000 });
     expect(gateway.statusWrites).toHaveLength(0);
   });
 
+  it("a Job that keeps appearing and vanishing between reads is an error for the queue's backoff", async () => {
+    const { gateway, controller } = setup();
+    gateway.resources.set(JOB_ID, aPrediction().build());
+    gateway.createJob = async () => "exists";
+    await expect(controller.reconcile(key)).rejects.toThrow(/keeps changing/);
+    expect(gateway.statusWrites).toHaveLength(0);
+  });
+});
+
+describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
   it("counts errors and rethrows them for the queue's backoff", async () => {
     const { gateway, controller, metrics } = setup();
     gateway.resources.set(JOB_ID, aPrediction().build());

@@ -24,10 +24,9 @@ import {
   type PredictionResource,
 } from "@causeway/contract";
 import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames, isControlledBy } from "../reconcile/job.ts";
+import { childNames } from "../reconcile/job.ts";
 import { reconcilePrediction } from "../reconcile/prediction.ts";
-import { isTerminal } from "../reconcile/runner-job.ts";
-import type { Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
@@ -40,12 +39,11 @@ import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts"
 
 const KINDS: JobKind[] = ["prediction", "causal_analysis"];
 const SINGULAR_TO_KIND = new Map<string, JobKind>(KINDS.map((k) => [RESOURCES[k].singular, k]));
-const CONFLICT_RETRY_MS = 5_000;
-/** How long the final state of a deleted, finished Job is remembered, and how many are. */
+/** How long the last state of a deleted Job is remembered, and how many are. */
 const TOMBSTONE_TTL_MS = 15 * 60_000;
 const TOMBSTONE_MAX = 2_000;
-/** A Job that vanished is given this long for its delete event (and final state) to arrive. */
-const JOB_MISSING_GRACE_MS = 10_000;
+/** Rounds of one pass: a create that finds its Job already there observes once more. */
+const MAX_ROUNDS = 2;
 
 /** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
 export interface ControllerOptions {
@@ -80,13 +78,13 @@ export class Controller {
   private readonly o: ControllerOptions;
   private readonly pods: ResilientInformer<V1Pod>;
   /**
-   * Final states of finished Jobs the TTL controller deleted, by namespace/name. A Job may be
-   * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; its delete event still
-   * carries the final status, so the outcome is not lost and the resource is not failed as JobMissing.
+   * The last state of deleted Jobs, from their delete events, by namespace/name. A Job may be
+   * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; what that means is
+   * reconcile's to say (`Observed.deletedJob`).
    */
   private readonly tombstones = new Map<string, { job: V1Job; at: number }>();
-  /** When a pass first found a created Job missing, by queue key. */
-  private readonly missingSince = new Map<string, number>();
+  /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
+  private readonly missingSince = new Map<string, Date>();
 
   constructor(options: ControllerOptions) {
     this.o = options;
@@ -171,10 +169,6 @@ export class Controller {
   }
 
   private rememberDeleted(job: V1Job): void {
-    const finished = (job.status?.conditions ?? []).some(
-      (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
-    );
-    if (!finished) return;
     const now = this.o.clock.now();
     this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, { job, at: now });
     for (const [k, t] of this.tombstones) {
@@ -233,9 +227,8 @@ export class Controller {
   }
 
   private async pass(kind: JobKind, namespace: string, name: string): Promise<HandlerResult> {
-    const gw = this.o.gateway;
     const key = queueKey(kind, namespace, name);
-    const resource = await gw.getResource(kind, namespace, name);
+    const resource = await this.o.gateway.getResource(kind, namespace, name);
     // Missing means done: the garbage collector removes the Job and Secret with it.
     if (!resource) {
       this.missingSince.delete(key);
@@ -244,26 +237,24 @@ export class Controller {
     // The pass continues the trace the API started (the resource's traceparent annotation).
     return inSpan(
       "operator.reconcile",
-      () => this.decideAndAct(kind, key, resource),
+      async () => {
+        for (let round = 1; ; round++) {
+          const result = await this.decideAndAct(kind, key, resource);
+          if (result !== "reobserve") return result;
+          // The Job appeared, then vanished again, between two reads: let the queue back off.
+          if (round >= MAX_ROUNDS) throw new Error(`the Job of ${key} keeps changing while it is created`);
+        }
+      },
       resourceTraceContext(resource),
     );
   }
 
-  private async decideAndAct(kind: JobKind, key: string, resource: CausewayResource): Promise<HandlerResult> {
-    const { gateway: gw, config } = this.o;
+  /** What a pass sees: the live Job, the remembered end of a deleted one, the pods, the time. */
+  private async observe(kind: JobKind, key: string, resource: CausewayResource): Promise<Observed> {
     const namespace = resource.metadata.namespace ?? "";
     const name = resource.metadata.name ?? "";
-    const log = this.o.log.child({ kind, namespace, name, generation: resource.metadata.generation });
-    const names = childNames(kind, name);
-    const live = await gw.getJob(namespace, names.job);
-    const tombstone = live ? undefined : this.tombstones.get(`${namespace}/${names.job}`)?.job;
-    const job = live ?? (tombstone && isControlledBy(tombstone, resource) ? tombstone : null);
-    if (!job && resource.status?.jobName && !isTerminal(resource.status.phase)) {
-      const since = this.missingSince.get(key) ?? this.o.clock.now();
-      this.missingSince.set(key, since);
-      if (this.o.clock.now() - since < JOB_MISSING_GRACE_MS) return { requeueAfterMs: 1_000 };
-    }
-    this.missingSince.delete(key);
+    const jobName = childNames(kind, name).job;
+    const job = await this.o.gateway.getJob(namespace, jobName);
     const pods = this.pods
       .list(namespace)
       .filter(
@@ -271,66 +262,101 @@ export class Controller {
           p.metadata?.labels?.[LABELS.resource] === name &&
           p.metadata?.labels?.[LABELS.kind] === RESOURCES[kind].singular,
       );
-    const observed: Observed = { resource, job, pods, now: new Date(this.o.clock.now()) };
-    const decision: Decision =
-      kind === "prediction"
-        ? reconcilePrediction(observed as Observed<PredictionResource>, config)
-        : reconcileCausalAnalysis(observed as Observed<CausalAnalysisResource>, config);
+    return {
+      resource,
+      job,
+      deletedJob: this.tombstones.get(`${namespace}/${jobName}`)?.job ?? null,
+      jobMissingSince: this.missingSince.get(key) ?? null,
+      pods,
+      now: new Date(this.o.clock.now()),
+    };
+  }
 
+  /** One round: observe, decide, carry out the actions, write status once, record Events. */
+  private async decideAndAct(
+    kind: JobKind,
+    key: string,
+    resource: CausewayResource,
+  ): Promise<HandlerResult | "reobserve"> {
+    const observed = await this.observe(kind, key, resource);
+    const decision = decide(kind, observed, this.o.config);
+    if (decision.jobMissingSince) this.missingSince.set(key, decision.jobMissingSince);
+    else this.missingSince.delete(key);
+    const { namespace, name, generation } = resource.metadata;
+    const log = this.o.log.child({ kind, namespace, name, generation });
     log.debug(
       {
         actions: decision.actions.map((a) => a.type),
         requeueAfterMs: decision.requeueAfterMs,
-        job: job?.metadata?.name ?? null,
+        job: observed.job?.metadata?.name ?? null,
       },
       "reconciled",
     );
     for (const action of decision.actions) {
-      if (action.type === "createSecret") await gw.createSecret(action.secret);
-      else if (action.type === "deleteSecret") await gw.deleteSecret(namespace, action.name);
-      else if (action.type === "deleteJob") await gw.deleteJob(namespace, action.name);
-      else if (action.type === "reportFailure") {
-        const report = {
-          kind,
-          jobId: resource.spec.job_id,
-          errorCode: action.errorCode,
-          message: action.message,
-        };
-        void this.o.reportFailure?.(report);
-      }
-      // The runner's TRACEPARENT points at the span that created its Job.
-      else if (
-        (await inSpan("operator.create_job", (span) =>
-          gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
-        )) === "exists"
-      ) {
-        // Someone (an earlier pass, another leader) created it first: adopt it only if it is ours.
-        const existing = await gw.getJob(namespace, names.job);
-        if (!existing || !isControlledBy(existing, resource)) return { requeueAfterMs: CONFLICT_RETRY_MS };
-      } else {
-        this.o.metrics.jobsCreated.inc({ kind });
-        log.info({ job: names.job }, "created runner Job");
-      }
+      if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
     }
     if (decision.status) {
-      await gw.applyStatus(resource, decision.status);
+      await this.o.gateway.applyStatus(resource, decision.status);
       const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
       log.info(
         { phase: decision.status.phase, reason: failed?.reason, message: failed?.message },
         "status written",
       );
-      if (isTerminal(decision.status.phase) && !isTerminal(resource.status?.phase))
-        this.finished(kind, decision);
     }
+    if (decision.finished) this.o.metrics.jobsFinished.inc({ kind, ...decision.finished });
     for (const ev of decision.events) await this.o.recorder.record(resource, ev);
     return { requeueAfterMs: decision.requeueAfterMs };
   }
 
-  private finished(kind: JobKind, decision: Decision): void {
-    const phase = decision.status?.phase ?? "";
-    const reason =
-      decision.status?.conditions?.find((c) => c.type === (phase === "Completed" ? "Complete" : "Failed"))
-        ?.reason ?? "";
-    this.o.metrics.jobsFinished.inc({ kind, outcome: phase.toLowerCase(), reason });
+  /** Carries out one action; "reobserve" when a create found its Job already there. */
+  private async apply(
+    kind: JobKind,
+    resource: CausewayResource,
+    action: Action,
+    log: Logger,
+  ): Promise<"done" | "reobserve"> {
+    const gw = this.o.gateway;
+    const namespace = resource.metadata.namespace ?? "";
+    switch (action.type) {
+      case "createSecret":
+        await gw.createSecret(action.secret);
+        return "done";
+      case "deleteSecret":
+        await gw.deleteSecret(namespace, action.name);
+        return "done";
+      case "deleteJob":
+        await gw.deleteJob(namespace, action.name);
+        return "done";
+      case "reportFailure": {
+        const { errorCode, message } = action;
+        void this.o.reportFailure?.({ kind, jobId: resource.spec.job_id, errorCode, message });
+        return "done";
+      }
+      case "createJob": {
+        // The runner's TRACEPARENT points at the span that created its Job.
+        const created = await inSpan("operator.create_job", (span) =>
+          gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
+        );
+        // An earlier pass or another leader was first: whose Job it is, the next round decides.
+        if (created === "exists") return "reobserve";
+        this.o.metrics.jobsCreated.inc({ kind });
+        log.info({ job: action.job.metadata?.name }, "created runner Job");
+        return "done";
+      }
+      default:
+        return unreachable(action);
+    }
   }
+}
+
+/** The pure decision for a resource of either kind. */
+function decide(kind: JobKind, observed: Observed, config: ReconcileConfig): Decision {
+  return kind === "prediction"
+    ? reconcilePrediction(observed as Observed<PredictionResource>, config)
+    : reconcileCausalAnalysis(observed as Observed<CausalAnalysisResource>, config);
+}
+
+/** Makes a new Action type a compile error here until the runtime carries it out. */
+function unreachable(action: never): never {
+  throw new Error(`unknown action ${JSON.stringify(action)}`);
 }

@@ -14,7 +14,7 @@ function gate() {
 
 const flush = () => new Promise((r) => setImmediate(r));
 
-describe("WorkQueue", () => {
+describe("WorkQueue: keys and concurrency", () => {
   it("de-duplicates a key that is already waiting", async () => {
     const clock = new FakeClock();
     const { calls, handler } = gate();
@@ -56,7 +56,9 @@ describe("WorkQueue", () => {
     expect(calls.map((c) => c.key)).toEqual(["a", "b"]);
     expect(q.depth).toBe(2);
   });
+});
 
+describe("WorkQueue: delays and shutdown", () => {
   it("backs off exponentially on failure and resets after a success", async () => {
     const clock = new FakeClock();
     const { calls, handler } = gate();

@@ -1,36 +1,16 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunnerCallback, deriveCallbackKey, verifyCallback } from "@causeway/contract";
+import { callbackEndpoint, type CallbackEndpoint } from "../../../test/builders/callback-endpoint.ts";
 import { HttpCallbackReporter } from "./reporter.ts";
 
-interface Received {
-  body: string;
-  timestamp: number;
-  signature: string;
-}
+let api: CallbackEndpoint | undefined;
+afterEach(() => api?.close());
 
-let server: Server | undefined;
-afterEach(() => server?.close());
-
-/** A real HTTP endpoint answering each request with the next status of `statuses`. */
-async function endpoint(statuses: number[]): Promise<{ url: string; received: Received[] }> {
-  const received: Received[] = [];
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      received.push({
-        body,
-        timestamp: Number(req.headers["x-causeway-timestamp"]),
-        signature: String(req.headers["x-causeway-signature"]),
-      });
-      res.statusCode = statuses.shift() ?? 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/callback`, received };
+async function endpoint(
+  statuses: number[],
+): Promise<{ url: string; received: CallbackEndpoint["received"] }> {
+  api = await callbackEndpoint(statuses);
+  return { url: `${api.base}/callback`, received: api.received };
 }
 
 const JOB = "6f1c2b1e-8d4a-4c55-9f44-0d0b2c9a7e11";

@@ -5,8 +5,10 @@
  * because a lost final report leaves the job to the stuck-job sweeper.
  */
 import {
+  CALLBACK_RETRY,
   PROCESSING_STEPS,
-  signCallback,
+  sendCallback,
+  type CallbackRetryPolicy,
   type CompletedCallback,
   type FailedCallback,
   type JobKind,
@@ -40,7 +42,7 @@ export interface CallbackTarget {
 
 /**
  * One span per stage, from the previous report to this one, named after the step it ends
- * with: the trace then shows where a job spent its time (the stage spans of issue 5).
+ * with: the trace then shows where a job spent its time.
  */
 function recordStageSpan(stage: string, startMs: number, endMs: number): void {
   const origin = performance.timeOrigin;
@@ -50,37 +52,35 @@ function recordStageSpan(stage: string, startMs: number, endMs: number): void {
 }
 
 type Sleep = (ms: number) => Promise<void>;
-const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Signed callbacks to the API's callback route (contract: crds/src/callback.ts). */
 export class HttpCallbackReporter implements Reporter {
   private seq = 0;
   private lastAt = performance.now();
   private readonly target: CallbackTarget;
-  private readonly sleep: Sleep;
+  private readonly sleep: Sleep | undefined;
   private readonly log: (message: string) => void;
 
   constructor(target: CallbackTarget, options: { sleep?: Sleep; log?: (message: string) => void } = {}) {
     this.target = target;
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep;
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
   }
 
   async step(step: ProcessingStep): Promise<void> {
     await this.send(
       { status: "processing", processing_step: step, progress_pct: PROCESSING_STEPS[step] },
-      3,
+      CALLBACK_RETRY.bestEffort,
       step,
     );
   }
 
   async finish(report: FinalReport): Promise<void> {
-    // About two minutes of retries: outlasts an API rollout, not a long outage.
-    const delivered = await this.send(report, 10);
+    const delivered = await this.send(report, CALLBACK_RETRY.carriesResult);
     if (!delivered) throw new Error("the final status callback could not be delivered");
   }
 
-  private async send(body: object, attempts: number, stage?: ProcessingStep): Promise<boolean> {
+  private async send(body: object, policy: CallbackRetryPolicy, stage?: ProcessingStep): Promise<boolean> {
     const now = performance.now();
     const stageSeconds = (now - this.lastAt) / 1000;
     recordStageSpan(stage ?? "finish", this.lastAt, now);
@@ -94,33 +94,12 @@ export class HttpCallbackReporter implements Reporter {
       stage_seconds: stageSeconds,
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     } as RunnerCallback;
-    const raw = JSON.stringify(payload);
-    for (let i = 0; i < attempts; i++) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      try {
-        const res = await fetch(this.target.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-causeway-timestamp": String(timestamp),
-            "x-causeway-signature": signCallback(this.target.keyHex, timestamp, raw),
-            ...currentTraceContext(),
-          },
-          body: raw,
-          signal: AbortSignal.timeout(10_000),
-        });
-        if (res.ok) return true;
-        // 4xx other than 408/429 will not get better by retrying (bad signature, unknown job).
-        if (res.status < 500 && res.status !== 408 && res.status !== 429) {
-          this.log(`callback rejected with HTTP ${res.status}`);
-          return false;
-        }
-      } catch (err) {
-        this.log(`callback failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      await this.sleep(Math.min(30_000, 500 * 2 ** i));
-    }
-    return false;
+    const delivery = await sendCallback(
+      { url: this.target.url, keyHex: this.target.keyHex, body: payload, headers: currentTraceContext() },
+      policy,
+      { sleep: this.sleep, onAttemptFailed: (reason) => this.log(`callback failed: ${reason}`) },
+    );
+    return delivery.delivered;
   }
 }
 
