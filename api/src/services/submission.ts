@@ -30,10 +30,10 @@ import {
   ServiceUnavailable,
   invalid,
   withRetryAfter,
+  zodItems,
   type ValidationItem,
 } from "../errors.ts";
 import { limitKeys, LimitStoreUnavailable } from "../limits/limit-store.ts";
-import { zodItems } from "../plugins/errors.ts";
 import { asUploadRejected } from "../runner-pieces.ts";
 import { DegList, PredictionForm } from "../schemas/predictions.ts";
 import { receiveUpload, type ReceivedUpload } from "./upload.ts";
@@ -224,7 +224,7 @@ interface Plan {
 /** Validates the form (rules 1 and 2, bounds, degs, model version) into a submission plan. */
 async function planSubmission(ctx: AppContext, account: Account, upload: ReceivedUpload): Promise<Plan> {
   const parsed = PredictionForm.safeParse(upload.fields);
-  if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error, "body"));
+  if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error.issues, ["body"]));
   const form = parsed.data;
   const items: ValidationItem[] = [];
   const { dataset, dataset_control: control, dataset_pert: pert } = upload.files;
@@ -275,10 +275,7 @@ async function planSubmission(ctx: AppContext, account: Account, upload: Receive
       if (json !== undefined) {
         const list = DegList.safeParse(json);
         if (list.success) degs = list.data;
-        else
-          items.push(
-            ...zodItems(list.error, "body").map((i) => ({ ...i, loc: ["body", "degs", ...i.loc.slice(1)] })),
-          );
+        else items.push(...zodItems(list.error.issues, ["body", "degs"]));
       }
     }
   }
