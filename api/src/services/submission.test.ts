@@ -3,10 +3,9 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ServiceUnavailable } from "../errors.ts";
-import { findAccountByKey, getQuota, type Account } from "../db/accounts.ts";
-import { limitKeys } from "../limits/limit-store.ts";
+import { findAccountByKey, type Account } from "../db/accounts.ts";
 import type { JobTrace } from "../observability/request-tracing.ts";
-import { H5, buildTestApp, countRows, storedKeys, type TestApp } from "../testing/helper.ts";
+import { H5, buildTestApp, submissionSnapshot, type TestApp } from "../testing/helper.ts";
 import { submitPrediction, type SubmissionInput } from "./submission.ts";
 import type { ReceivedUpload } from "./submission-plan.ts";
 
@@ -54,15 +53,7 @@ function input(account: Account, received: string[]): { input: SubmissionInput; 
   };
 }
 
-async function snapshot(accountId: string) {
-  return {
-    rows: await countRows(t.ctx, "predictions"),
-    objects: (await storedKeys(t.store)).length,
-    dispatched: t.dispatcher.specs.length,
-    quota: (await getQuota(t.ctx.db, accountId, 100)).consumed_quota_requests,
-    inflight: (await t.limits.reservations(limitKeys.inflight(accountId), t.clock.now.getTime())).length,
-  };
-}
+const snapshot = (accountId: string) => submissionSnapshot(t, accountId);
 
 const exists = (path: string) =>
   stat(path).then(
