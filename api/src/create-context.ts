@@ -19,9 +19,10 @@ import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
-import { openObjectStore, runnerStorageEnv } from "./plugins/storage.ts";
-import { openDatabase, resolveCallbackSecret } from "./plugins/db.ts";
-import { openLimitStore } from "./plugins/limits.ts";
+import { resolveCallbackSecret } from "./context/callback-secret.ts";
+import { openDatabase } from "./context/open-database.ts";
+import { openLimitStore } from "./context/open-limit-store.ts";
+import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
 
 export interface ContextOverrides {
   db?: Database;

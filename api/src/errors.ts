@@ -70,6 +70,39 @@ export class RequestValidationError extends Error {
   }
 }
 
+/** A zod issue as far as the 422 body needs it; fastify-type-provider-zod passes on only these parts. */
+export interface IssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code: string;
+}
+
+/** zod issues → HTTPValidationError items under a location (`["body"]`, `["body", "degs"]`). */
+export function zodItems(issues: readonly IssueLike[], loc: readonly (string | number)[]): ValidationItem[] {
+  return issues.map((i) => ({
+    loc: [...loc, ...i.path.map((p) => (typeof p === "number" ? p : String(p)))],
+    msg: i.message,
+    type: i.code,
+  }));
+}
+
+/**
+ * The issues of a request-schema validation error of fastify-type-provider-zod: it keeps each
+ * issue's path only as a JSON-pointer `instancePath`, whose numeric segments were array indexes.
+ */
+export function schemaIssues(
+  validation: readonly { instancePath: string; message?: string; keyword: string }[],
+): IssueLike[] {
+  return validation.map((v) => ({
+    path: v.instancePath
+      .split("/")
+      .filter((s) => s !== "")
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    message: v.message ?? "invalid value",
+    code: v.keyword,
+  }));
+}
+
 /** Shorthand for a single-item 422. */
 export function invalid(loc: (string | number)[], msg: string, type = "value_error"): RequestValidationError {
   return new RequestValidationError([{ loc, msg, type }]);

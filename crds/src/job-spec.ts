@@ -47,20 +47,55 @@ export type PredictionInputs = z.infer<typeof PredictionInputs>;
 export const JobType = z.enum(["target_id", "target_validation"]);
 export type JobType = z.infer<typeof JobType>;
 
-export const PredictionJobSpec = z.object({
-  kind: z.literal("prediction"),
-  /** The prediction id (uuid); also the job id that callbacks carry. */
-  job_id: z.uuid(),
-  account_id: z.uuid(),
-  job_type: JobType,
-  model_version: z.string().min(1).max(128),
-  /** Protein entity id; required for target_validation. */
-  target: z.string().min(1).max(128).nullable(),
-  inputs: PredictionInputs,
-  params: PredictionParams,
-  /** Object-key prefix under which the runner writes this attempt's artifacts. */
-  output_prefix: objectKey,
-});
+/** A spec field that contract rule 1 can find wrong. */
+export type TargetValidationField = "target" | "inputs";
+
+/**
+ * Contract rule 1 (service-spec §4.1): a target_validation job names its target and runs on the
+ * split inputs. The job spec below is refined by it; the API also applies it to the submitted
+ * form, whose shape is known before any object is stored. Violations in field order.
+ */
+export function targetValidationViolations(spec: {
+  job_type: JobType;
+  target: string | null;
+  inputs: { shape: PredictionInputs["shape"] };
+}): TargetValidationField[] {
+  if (spec.job_type !== "target_validation") return [];
+  const wrong: TargetValidationField[] = [];
+  if (spec.target === null) wrong.push("target");
+  if (spec.inputs.shape !== "split") wrong.push("inputs");
+  return wrong;
+}
+
+const TARGET_VALIDATION_MESSAGES: Record<TargetValidationField, string> = {
+  target: "target_validation requires target",
+  inputs: "target_validation requires split inputs",
+};
+
+export const PredictionJobSpec = z
+  .object({
+    kind: z.literal("prediction"),
+    /** The prediction id (uuid); also the job id that callbacks carry. */
+    job_id: z.uuid(),
+    account_id: z.uuid(),
+    job_type: JobType,
+    model_version: z.string().min(1).max(128),
+    /** Protein entity id; required for target_validation (contract rule 1). */
+    target: z.string().min(1).max(128).nullable(),
+    inputs: PredictionInputs,
+    params: PredictionParams,
+    /** Object-key prefix under which the runner writes this attempt's artifacts. */
+    output_prefix: objectKey,
+  })
+  .superRefine((spec, ctx) => {
+    for (const field of targetValidationViolations(spec))
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: TARGET_VALIDATION_MESSAGES[field],
+        input: spec,
+      });
+  });
 export type PredictionJobSpec = z.infer<typeof PredictionJobSpec>;
 
 /**

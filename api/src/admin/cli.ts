@@ -6,7 +6,8 @@
  */
 import { Command, InvalidArgumentError } from "commander";
 import { loadConfig, ConfigError, type Config } from "../config.ts";
-import { openDatabase, resolveCallbackSecret } from "../plugins/db.ts";
+import { resolveCallbackSecret } from "../context/callback-secret.ts";
+import { openDatabase } from "../context/open-database.ts";
 import {
   createAccount,
   createKey,
@@ -24,7 +25,7 @@ import { listModels } from "../db/models.ts";
 import { runnerPieces } from "../runner-pieces.ts";
 import { importAndRegisterModel } from "../services/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
-import { openObjectStore } from "../plugins/storage.ts";
+import { openObjectStore } from "../context/open-object-store.ts";
 
 const out = (line: string) => process.stdout.write(line + "\n");
 const err = (line: string) => process.stderr.write(line + "\n");

@@ -139,3 +139,21 @@ export function bindJob(request: FastifyRequest, kind: "prediction" | "causal_an
   if (typeof log.setBindings === "function") log.setBindings({ [key]: id });
   spans.get(request.raw)?.span.setAttribute(`causeway.${key}`, id);
 }
+
+/** A request's tracing as a service sees it: services take plain inputs, not the request. */
+export interface JobTrace {
+  /** See bindJob. */
+  bindJob(kind: "prediction" | "causal_analysis", id: string): void;
+  /** See startPhase. */
+  startPhase(name: string): void;
+  /** See jobTraceContext. */
+  jobContext(): { traceparent?: string; tracestate?: string };
+}
+
+export function requestJobTrace(request: FastifyRequest): JobTrace {
+  return {
+    bindJob: (kind, id) => bindJob(request, kind, id),
+    startPhase: (name) => startPhase(request, name),
+    jobContext: () => jobTraceContext(request),
+  };
+}

@@ -5,9 +5,14 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import type { ZodError } from "zod";
 import { DatabaseUnavailable } from "../db/database.ts";
-import { RequestValidationError, SERVICE_CODES, type ValidationItem } from "../errors.ts";
+import {
+  RequestValidationError,
+  SERVICE_CODES,
+  schemaIssues,
+  zodItems,
+  type ValidationItem,
+} from "../errors.ts";
 import { LimitStoreUnavailable } from "../limits/limit-store.ts";
 import { StorageUnavailable } from "../services/artifacts.ts";
 
@@ -17,15 +22,6 @@ const LOC_PREFIX: Record<string, string> = {
   body: "body",
   headers: "header",
 };
-
-/** zod issues → HTTPValidationError items under a location prefix. */
-export function zodItems(err: ZodError, where: string): ValidationItem[] {
-  return err.issues.map((i) => ({
-    loc: [where, ...i.path.map((p) => (typeof p === "number" ? p : String(p)))],
-    msg: i.message,
-    type: i.code,
-  }));
-}
 
 function sendValidation(reply: FastifyReply, items: ValidationItem[]): FastifyReply {
   return reply.code(422).header("x-service-error-code", "validation_error").send({ detail: items });
@@ -61,20 +57,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof RequestValidationError) return sendValidation(reply, error.items);
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = LOC_PREFIX[error.validationContext ?? "body"] ?? "body";
-      return sendValidation(
-        reply,
-        error.validation.map((v) => ({
-          loc: [
-            where,
-            ...v.instancePath
-              .split("/")
-              .filter((s) => s !== "")
-              .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
-          ],
-          msg: v.message ?? "invalid value",
-          type: v.keyword,
-        })),
-      );
+      return sendValidation(reply, zodItems(schemaIssues(error.validation), [where]));
     }
     if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
       return sendValidation(reply, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);

@@ -14,9 +14,10 @@ import { REDACT_PATHS, buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { closeContext, createContext } from "../create-context.ts";
-import { createAccount, type Tier } from "../db/accounts.ts";
+import { createAccount, getQuota, type Tier } from "../db/accounts.ts";
 import { registerModel } from "../db/models.ts";
 import type { Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
+import { limitKeys } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
 import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
@@ -227,6 +228,20 @@ export async function storedKeys(store: FsObjectStore): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/**
+ * What a submission can leave behind for an account: rows, stored objects, dispatched specs,
+ * consumed quota, in-flight reservations (equal before and after = nothing left behind).
+ */
+export async function submissionSnapshot(t: TestApp, accountId: string) {
+  return {
+    rows: await countRows(t.ctx, "predictions"),
+    objects: (await storedKeys(t.store)).length,
+    dispatched: t.dispatcher.specs.length,
+    quota: (await getQuota(t.ctx.db, accountId, 100)).consumed_quota_requests,
+    inflight: (await t.limits.reservations(limitKeys.inflight(accountId), t.clock.now.getTime())).length,
+  };
 }
 
 /** Rows in a table (proves what was or was not recorded). */

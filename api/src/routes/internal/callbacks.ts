@@ -16,8 +16,7 @@ import {
   verifyCallback,
 } from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
-import { NotFound, RequestValidationError, Unauthorized } from "../../errors.ts";
-import { zodItems } from "../../plugins/errors.ts";
+import { NotFound, RequestValidationError, Unauthorized, zodItems } from "../../errors.ts";
 import { recordCallback } from "../../observability/metrics.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
@@ -65,7 +64,7 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
           ]);
         }
         const parsed = RunnerCallback.safeParse(json);
-        if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error, "body"));
+        if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error.issues, ["body"]));
         const cb = parsed.data;
         // A key signs for one job id; the body must speak about that job and kind.
         if (cb.job_id !== params.data.job_id || cb.kind !== params.data.kind) throw new Unauthorized();

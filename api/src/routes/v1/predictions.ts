@@ -13,8 +13,10 @@ import {
   PredictionsListResponse,
   StatusQuery,
 } from "../../schemas/predictions.ts";
+import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { presentPrediction } from "../../services/present.ts";
 import { submitPrediction } from "../../services/submission.ts";
+import { clientGoneSignal, receiveUpload } from "./prediction-request.ts";
 
 const Cursor = z.object({ t: z.number().int(), i: z.uuid() });
 
@@ -45,7 +47,18 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 202: PredictResponse, 403: ErrorBody, 413: ErrorBody, 429: ErrorBody, ...commonErrors },
       },
     },
-    async (request, reply) => submitPrediction(ctx, request, reply),
+    async (request, reply) => {
+      const accepted = await submitPrediction(ctx, {
+        account: request.account!,
+        receive: (dir) => receiveUpload(request, dir, ctx.config.uploads),
+        signal: clientGoneSignal(reply),
+        trace: requestJobTrace(request),
+        log: request.log,
+      });
+      // The client went away: nothing to answer, and the submission has released what it held.
+      if (!accepted) return reply;
+      return reply.code(202).send(accepted);
+    },
   );
 
   r.get(

@@ -1,5 +1,5 @@
 /**
- * Storage part of the context: the configured object store (a directory whose links the API
+ * The object store of the context: the configured object store (a directory whose links the API
  * serves itself, or S3) and the matching storage variables for runner processes.
  */
 import { FsObjectStore, S3ObjectStore, type ObjectStore } from "@causeway/runner/storage";

@@ -1,4 +1,4 @@
-/** Limits part of the context: Redis when REDIS_URL is set, in-process counters otherwise. */
+/** The limit counters of the context: Redis when REDIS_URL is set, in-process counters otherwise. */
 import type { Config } from "../config.ts";
 import type { LimitStore } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";

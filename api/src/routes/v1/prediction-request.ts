@@ -1,16 +1,15 @@
 /**
- * Receives the multipart body of POST /v1/predictions: files stream to a per-request temp
- * directory under a size cap (never into memory), text fields are collected under a field
- * cap. Limit breaches are 413; malformed bodies and unexpected or repeated fields are 422.
+ * What the POST /v1/predictions handler reads from its request for the submission service. The
+ * multipart body: files stream to the submission's temp directory under a size cap (never into
+ * memory), text fields are collected under a field cap; limit breaches are 413, malformed
+ * bodies and unexpected or repeated fields 422. And whether the client is still there.
  */
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { FastifyRequest } from "fastify";
-import { PayloadTooLarge, RequestValidationError, invalid } from "../errors.ts";
-
-export const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
-export type FileField = (typeof FILE_FIELDS)[number];
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
+import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 
 const TEXT_FIELDS = new Set([
   "degs",
@@ -28,17 +27,6 @@ const TEXT_FIELDS = new Set([
   "model_version",
   "label",
 ]);
-
-export interface ReceivedFile {
-  path: string;
-  filename: string;
-  bytes: number;
-}
-
-export interface ReceivedUpload {
-  fields: Record<string, string>;
-  files: Partial<Record<FileField, ReceivedFile>>;
-}
 
 export interface UploadLimits {
   maxFileBytes: number;
@@ -123,4 +111,13 @@ function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
       // busboy parse errors (truncated or malformed body) and client aborts.
       return invalid(["body"], "malformed multipart body", "value_error");
   }
+}
+
+/** Aborted when the client disconnects before the response is written. */
+export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }

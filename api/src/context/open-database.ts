@@ -1,30 +1,10 @@
 /**
- * Database part of the context: a pg Pool on DATABASE_URL, or embedded PGlite started on the
- * data directory and reached over its socket; and the server secret of the callback keys
- * (configured, or generated once into the data directory in embedded mode).
+ * The database of the context: a pg Pool on DATABASE_URL, or embedded PGlite started on the
+ * data directory and reached over its socket.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { Database } from "../db/database.ts";
 import { startEmbeddedPostgres } from "../db/embedded.ts";
-
-/** The callback secret: configured, or generated once and kept in the data directory (embedded). */
-export async function resolveCallbackSecret(config: Config): Promise<string> {
-  if (config.callbackSecret) return config.callbackSecret;
-  await mkdir(config.dataDir, { recursive: true });
-  const path = join(config.dataDir, "callback-secret");
-  try {
-    const existing = (await readFile(path, "utf8")).trim();
-    if (existing.length >= 32) return existing;
-  } catch {
-    // first start
-  }
-  const secret = randomBytes(32).toString("hex");
-  await writeFile(path, secret + "\n", { mode: 0o600 });
-  return secret;
-}
 
 /** Opens the database of the configuration (starting embedded PGlite when no DATABASE_URL). */
 export async function openDatabase(

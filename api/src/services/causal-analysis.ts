@@ -1,0 +1,114 @@
+/**
+ * POST /v1/causal-analysis (service-spec §4.9, model.md §10.8): a standalone causal analysis
+ * of one of the caller's completed predictions, for one target of one of its result sets. It
+ * counts toward no limit; it is recorded, then enqueued.
+ */
+import { randomBytes } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { z } from "zod";
+import { ARTIFACTS, CausalAnalysisJobSpec } from "@causeway/contract";
+import type { AppContext } from "../context.ts";
+import type { Account } from "../db/accounts.ts";
+import { getPrediction, insertCausalAnalysis, type PredictionRow } from "../db/jobs.ts";
+import { NotFound, invalid } from "../errors.ts";
+import { recordSubmission } from "../observability/metrics.ts";
+import type { JobTrace } from "../observability/request-tracing.ts";
+import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
+import { readArtifact, targetIds } from "./artifacts.ts";
+import { enqueueJob } from "./enqueue.ts";
+
+export interface CausalAnalysisInput {
+  account: Account;
+  request: z.output<typeof CreateCausalAnalysisRequest>;
+  trace: JobTrace;
+  log: FastifyBaseLogger;
+}
+
+export interface CausalAnalysisAccepted {
+  causal_analysis_id: string;
+  status: "pending";
+  estimated_completion: null;
+}
+
+export async function createCausalAnalysis(
+  ctx: AppContext,
+  { account, request, trace, log }: CausalAnalysisInput,
+): Promise<CausalAnalysisAccepted> {
+  const p = await getPrediction(ctx.db, account.id, request.prediction_id);
+  // Missing, foreign and unfinished predictions answer alike.
+  if (!p || p.status !== "completed") throw new NotFound();
+  const prefix = chooseResultSet(p, request.prefix);
+  await checkTarget(ctx, p, prefix, request.target);
+  const id = ctx.newId();
+  trace.bindJob("causal_analysis", id);
+  const spec = CausalAnalysisJobSpec.parse({
+    kind: "causal_analysis",
+    job_id: id,
+    account_id: account.id,
+    prediction_id: p.id,
+    model_version: p.model_version,
+    target: request.target,
+    prediction_artifacts: resultSetArtifacts(p, prefix),
+    params: {
+      top_n_causal_degs: request.top_n_causal_degs,
+      min_path_fraction: request.min_path_fraction,
+      min_path_probability: request.min_path_probability,
+      max_path_length: request.max_path_length,
+      min_degs_fold_uniform: request.min_degs_fold_uniform,
+      prefix: prefix === "" ? null : prefix,
+    },
+    metadata: request.metadata,
+    output_prefix: `results/${randomBytes(16).toString("hex")}`,
+  });
+  await insertCausalAnalysis(ctx.db, {
+    id,
+    accountId: account.id,
+    predictionId: p.id,
+    target: request.target,
+    spec,
+    now: ctx.now(),
+  });
+  await enqueueJob(ctx, spec, trace, log);
+  recordSubmission("causal_analysis");
+  return { causal_analysis_id: id, status: "pending", estimated_completion: null };
+}
+
+/** The result set the analysis reads ("" for a prediction with one unnamed set); 422 when unclear. */
+function chooseResultSet(p: PredictionRow, requested: string | null): string {
+  const sets = p.result_sets && p.result_sets.length > 0 ? p.result_sets : [""];
+  if (requested !== null) {
+    if (!sets.includes(requested))
+      throw invalid(["body", "prefix"], "no result set has this prefix", "value_error");
+    return requested;
+  }
+  if (sets.length > 1)
+    throw invalid(
+      ["body", "prefix"],
+      `this prediction has several result sets; choose one of: ${sets.join(", ")}`,
+      "missing",
+    );
+  return sets[0]!;
+}
+
+/** 422 unless the target is a row of the result set's inference results. */
+async function checkTarget(ctx: AppContext, p: PredictionRow, prefix: string, target: string): Promise<void> {
+  const scores = await readArtifact(ctx.store, p.result_files, prefix + ARTIFACTS.targetScores);
+  if (!scores || !targetIds(scores.toString("utf8")).has(target)) {
+    throw invalid(
+      ["body", "target"],
+      "target is not a row of the prediction's inference results",
+      "value_error",
+    );
+  }
+}
+
+/** The prediction's artifacts of one result set, by basename without the prefix (plus the run metadata). */
+function resultSetArtifacts(p: PredictionRow, prefix: string): Record<string, string> {
+  const artifacts: Record<string, string> = {};
+  for (const [name, key] of Object.entries(p.result_files ?? {})) {
+    if (prefix === "" || name.startsWith(prefix))
+      artifacts[prefix === "" ? name : name.slice(prefix.length)] = key;
+    else if (name === ARTIFACTS.runMetadata) artifacts[name] = key;
+  }
+  return artifacts;
+}

@@ -1,0 +1,82 @@
+/**
+ * What a prediction submission holds while it runs: the in-flight reservation, the quota unit,
+ * the input objects it stored, and the temp directory of its upload. `release()` is the one
+ * place they are given back, whatever ended the submission (a refused check, a fault, a client
+ * that went away). Once the prediction's row is recorded the row owns the reservations and the
+ * inputs (failing the job releases them exactly once); only the temp directory is left to remove.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyBaseLogger } from "fastify";
+import type { AppContext } from "../context.ts";
+import { consumeQuota, refundQuota } from "../db/accounts.ts";
+import { limitKeys } from "../limits/limit-store.ts";
+
+export class SubmissionHolds {
+  private readonly ctx: AppContext;
+  private readonly accountId: string;
+  private readonly predictionId: string;
+  private readonly log: FastifyBaseLogger;
+  private inflight = false;
+  private quota = false;
+  private inputPrefix: string | null = null;
+  private dir: string | null = null;
+  private ownedByRow = false;
+
+  constructor(ctx: AppContext, accountId: string, predictionId: string, log: FastifyBaseLogger) {
+    this.ctx = ctx;
+    this.accountId = accountId;
+    this.predictionId = predictionId;
+    this.log = log;
+  }
+
+  /** Takes an in-flight slot; false when the account is at its limit. */
+  async reserveInflight(limit: number, ttlMs: number, nowMs: number): Promise<boolean> {
+    const key = limitKeys.inflight(this.accountId);
+    this.inflight = await this.ctx.limits.reserve(key, this.predictionId, limit, ttlMs, nowMs);
+    return this.inflight;
+  }
+
+  /** Consumes one unit of the lifetime quota; false when it is used up. */
+  async consumeQuota(defaultQuota: number): Promise<boolean> {
+    this.quota = await consumeQuota(this.ctx.db, this.accountId, defaultQuota);
+    return this.quota;
+  }
+
+  /** A fresh temp directory for the upload. */
+  async tempDir(): Promise<string> {
+    this.dir = await mkdtemp(join(tmpdir(), "causeway-upload-"));
+    return this.dir;
+  }
+
+  /** Marks `prefix` as holding this submission's stored inputs (deleted unless the row takes them). */
+  storeUnder(prefix: string): string {
+    this.inputPrefix = prefix;
+    return prefix;
+  }
+
+  /** The prediction's row is recorded: it owns the reservations and the inputs from now on. */
+  handToRow(): void {
+    this.ownedByRow = true;
+  }
+
+  async release(): Promise<void> {
+    if (!this.ownedByRow) {
+      if (this.quota)
+        await refundQuota(this.ctx.db, this.accountId).catch((err: unknown) =>
+          this.log.error({ err }, "quota refund failed"),
+        );
+      if (this.inflight)
+        await this.ctx.limits
+          .release(limitKeys.inflight(this.accountId), this.predictionId)
+          .catch((err: unknown) => this.log.error({ err }, "in-flight release failed"));
+      if (this.inputPrefix) await this.ctx.store.deletePrefix(this.inputPrefix).catch(() => {});
+    }
+    // A leftover temp directory is the host's problem, not the client's: logged, not thrown.
+    if (this.dir)
+      await rm(this.dir, { recursive: true, force: true }).catch((err: unknown) =>
+        this.log.warn({ err }, "removing the upload directory failed"),
+      );
+  }
+}
