@@ -27,6 +27,11 @@ export const JobTypeNotAllowed = createError(
   "This account may only submit job_type=target_validation.",
   403,
 );
+export const IdempotencyKeyInUse = createError(
+  "idempotency_key_in_use",
+  "A request with this Idempotency-Key is still being processed; retry after it has finished.",
+  409,
+);
 export const PayloadTooLarge = createError("payload_too_large", "%s", 413);
 export const ServiceUnavailable = createError(
   "service_unavailable",
@@ -43,6 +48,7 @@ export const SERVICE_CODES = new Set([
   "inflight_limit",
   "external_prediction_quota_exceeded",
   "job_type_not_allowed",
+  "idempotency_key_in_use",
   "payload_too_large",
   "service_unavailable",
   "internal_error",

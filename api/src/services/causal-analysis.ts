@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import type { z } from "zod";
+import { z } from "zod";
 import { ARTIFACTS, CausalAnalysisJobSpec } from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import type { Account } from "../db/accounts.ts";
@@ -16,21 +16,49 @@ import type { JobTrace } from "../observability/request-tracing.ts";
 import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
 import { readArtifact, targetIds } from "./artifacts.ts";
 import { enqueueJob } from "./enqueue.ts";
+import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 
 export interface CausalAnalysisInput {
   account: Account;
   request: z.output<typeof CreateCausalAnalysisRequest>;
   trace: JobTrace;
   log: FastifyBaseLogger;
+  /** The request's Idempotency-Key, when it sent one. */
+  idempotency?: IdempotentRequest | null;
 }
 
-export interface CausalAnalysisAccepted {
-  causal_analysis_id: string;
-  status: "pending";
-  estimated_completion: null;
-}
+export const CausalAnalysisAccepted = z.object({
+  causal_analysis_id: z.string(),
+  status: z.literal("pending"),
+  estimated_completion: z.null(),
+});
+export type CausalAnalysisAccepted = z.infer<typeof CausalAnalysisAccepted>;
 
+/**
+ * Claims the Idempotency-Key (a retry of an accepted request gets its stored reply), creates
+ * the analysis, and records the reply under the key; any failure gives the key back.
+ */
 export async function createCausalAnalysis(
+  ctx: AppContext,
+  input: CausalAnalysisInput,
+): Promise<SubmissionReply<CausalAnalysisAccepted>> {
+  if (!input.idempotency) return { status: 202, body: await createAnalysis(ctx, input), replayed: false };
+  const claimed = await claimIdempotency(ctx, input.account.id, input.idempotency, CausalAnalysisAccepted);
+  if ("reply" in claimed) return claimed.reply;
+  try {
+    const body = await createAnalysis(ctx, input);
+    await claimed.claim
+      .record(202, body)
+      .catch((err: unknown) => input.log.error({ err }, "recording the idempotent response failed"));
+    return { status: 202, body, replayed: false };
+  } finally {
+    await claimed.claim
+      .release()
+      .catch((err: unknown) => input.log.error({ err }, "idempotency key release failed"));
+  }
+}
+
+async function createAnalysis(
   ctx: AppContext,
   { account, request, trace, log }: CausalAnalysisInput,
 ): Promise<CausalAnalysisAccepted> {

@@ -1,9 +1,10 @@
 /**
- * What a prediction submission holds while it runs: the in-flight reservation, the quota unit,
- * the input objects it stored, and the temp directory of its upload. `release()` is the one
+ * What a prediction submission holds while it runs: its Idempotency-Key claim, the in-flight
+ * reservation, the quota unit, the input objects it stored, and the temp directory of its upload. `release()` is the one
  * place they are given back, whatever ended the submission (a refused check, a fault, a client
  * that went away). Once the prediction's row is recorded the row owns the reservations and the
  * inputs (failing the job releases them exactly once); only the temp directory is left to remove.
+ * The key claim is released unless the accepted response was recorded under it.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { AppContext } from "../context.ts";
 import { consumeQuota, refundQuota } from "../db/accounts.ts";
 import { limitKeys } from "../limits/limit-store.ts";
+import type { IdempotencyClaim } from "./idempotency.ts";
 
 export class SubmissionHolds {
   private readonly ctx: AppContext;
@@ -23,12 +25,23 @@ export class SubmissionHolds {
   private inputPrefix: string | null = null;
   private dir: string | null = null;
   private ownedByRow = false;
+  private claim: IdempotencyClaim | null = null;
 
   constructor(ctx: AppContext, accountId: string, predictionId: string, log: FastifyBaseLogger) {
     this.ctx = ctx;
     this.accountId = accountId;
     this.predictionId = predictionId;
     this.log = log;
+  }
+
+  /** Holds the request's Idempotency-Key claim (released unless its response gets recorded). */
+  holdClaim(claim: IdempotencyClaim): void {
+    this.claim = claim;
+  }
+
+  /** Records the accepted response under the held key, if any. */
+  async recordResponse(status: number, body: unknown): Promise<void> {
+    await this.claim?.record(status, body);
   }
 
   /** Takes an in-flight slot; false when the account is at its limit. */
@@ -73,6 +86,11 @@ export class SubmissionHolds {
           .catch((err: unknown) => this.log.error({ err }, "in-flight release failed"));
       if (this.inputPrefix) await this.ctx.store.deletePrefix(this.inputPrefix).catch(() => {});
     }
+    // A no-op once the response was recorded; a failed or abandoned request frees its key.
+    if (this.claim)
+      await this.claim
+        .release()
+        .catch((err: unknown) => this.log.error({ err }, "idempotency key release failed"));
     // A leftover temp directory is the host's problem, not the client's: logged, not thrown.
     if (this.dir)
       await rm(this.dir, { recursive: true, force: true }).catch((err: unknown) =>

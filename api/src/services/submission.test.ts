@@ -67,7 +67,11 @@ describe("submitPrediction releases everything it holds, in every way a submissi
     const dirs: string[] = [];
     const before = await snapshot(account.id);
     const accepted = await submitPrediction(t.ctx, input(account, dirs).input);
-    expect(accepted).toMatchObject({ status: "pending", estimated_completion: null });
+    expect(accepted).toMatchObject({
+      status: 202,
+      replayed: false,
+      body: { status: "pending", estimated_completion: null },
+    });
     expect(await snapshot(account.id)).toEqual({
       rows: before.rows + 1,
       objects: before.objects + 3,

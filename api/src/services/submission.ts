@@ -1,8 +1,9 @@
 /**
  * POST /v1/predictions (service-spec §4.1) as a pipeline of named steps, in the contract's
- * check order, stopping at the first violation: reserve limits ((a) in-flight, (b) quota,
+ * check order, stopping at the first violation: claim the Idempotency-Key (a retry of a stored
+ * request is answered here, before any limit or upload) → reserve limits ((a) in-flight, (b) quota,
  * (c) rate limit) → receive and validate ((d) the form and the datasets) → store ((e)) →
- * record and enqueue ((f)). The limits come before the body is read, so a refused request
+ * record and enqueue ((f)) → record the response under the key. The limits come before the body is read, so a refused request
  * costs no upload; nothing is stored before (e) and nothing is enqueued before (f). What the
  * steps take is kept in one SubmissionHolds, released in one place whatever ends the request.
  */
@@ -10,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
+import { z } from "zod";
 import { PredictionJobSpec, type PredictionInputs } from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import type { Account } from "../db/accounts.ts";
@@ -27,6 +29,7 @@ import { recordSubmission, recordUpload } from "../observability/metrics.ts";
 import type { JobTrace } from "../observability/request-tracing.ts";
 import { asUploadRejected } from "../runner-pieces.ts";
 import { enqueueJob } from "./enqueue.ts";
+import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 import { SubmissionHolds } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";
 
@@ -42,13 +45,16 @@ export interface SubmissionInput {
   signal: AbortSignal;
   trace: JobTrace;
   log: FastifyBaseLogger;
+  /** The request's Idempotency-Key, when it sent one. */
+  idempotency?: IdempotentRequest | null;
 }
 
-export interface SubmissionAccepted {
-  prediction_id: string;
-  status: "pending";
-  estimated_completion: null;
-}
+export const SubmissionAccepted = z.object({
+  prediction_id: z.string(),
+  status: z.literal("pending"),
+  estimated_completion: z.null(),
+});
+export type SubmissionAccepted = z.infer<typeof SubmissionAccepted>;
 
 /** Thrown when the client disconnected mid-request: nothing to answer, everything to release. */
 class ClientGone extends Error {}
@@ -61,13 +67,20 @@ function stopIfGone(signal: AbortSignal): void {
 export async function submitPrediction(
   ctx: AppContext,
   input: SubmissionInput,
-): Promise<SubmissionAccepted | null> {
+): Promise<SubmissionReply<SubmissionAccepted> | null> {
   const predictionId = ctx.newId();
-  input.trace.bindJob("prediction", predictionId);
   const holds = new SubmissionHolds(ctx, input.account.id, predictionId, input.log);
-  let accepted: SubmissionAccepted | null = null;
+  let accepted: SubmissionReply<SubmissionAccepted> | null = null;
   try {
-    accepted = await runSteps(ctx, input, holds, predictionId);
+    const replay = await claimKey(ctx, input, holds);
+    if (replay) return replay;
+    input.trace.bindJob("prediction", predictionId);
+    const body = await runSteps(ctx, input, holds, predictionId);
+    // The job exists whatever happens now: a response that could not be recorded is logged, not failed.
+    await holds
+      .recordResponse(202, body)
+      .catch((err: unknown) => input.log.error({ err }, "recording the idempotent response failed"));
+    accepted = { status: 202, body, replayed: false };
   } catch (err) {
     if (err instanceof LimitStoreUnavailable) throw new ServiceUnavailable();
     if (!(err instanceof ClientGone)) throw err;
@@ -92,6 +105,19 @@ async function runSteps(
   await enqueueJob(ctx, spec, input.trace, input.log);
   recordSubmission(received.plan.jobType, input.account.tier);
   return { prediction_id: predictionId, status: "pending", estimated_completion: null };
+}
+
+/** Claims the Idempotency-Key; the stored reply when the request is a retry of an accepted one. */
+async function claimKey(
+  ctx: AppContext,
+  input: SubmissionInput,
+  holds: SubmissionHolds,
+): Promise<SubmissionReply<SubmissionAccepted> | null> {
+  if (!input.idempotency) return null;
+  const claimed = await claimIdempotency(ctx, input.account.id, input.idempotency, SubmissionAccepted);
+  if ("reply" in claimed) return claimed.reply;
+  holds.holdClaim(claimed.claim);
+  return null;
 }
 
 /** (a) in-flight, (b) quota, (c) rate limit. */

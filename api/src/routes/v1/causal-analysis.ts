@@ -17,6 +17,15 @@ import { CausalAnalysisIdParams, ErrorBody, PngResponse, commonErrors } from "..
 import { readArtifactOr500 } from "../../services/artifacts.ts";
 import { createCausalAnalysis } from "../../services/causal-analysis.ts";
 import { presentCausalAnalysis } from "../../services/present.ts";
+import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
+import { BodyFingerprint, pathOf } from "./request-fingerprint.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The raw body's fingerprint, taken while it is read (Idempotency-Key). */
+    bodyFingerprint?: BodyFingerprint;
+  }
+}
 
 export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -28,18 +37,29 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
       schema: {
         ...base,
         summary: "Create a causal-analysis job for a completed prediction",
+        headers: IdempotencyHeaders,
         body: CreateCausalAnalysisRequest,
-        response: { 202: CreateCausalAnalysisResponse, 404: ErrorBody, ...commonErrors },
+        response: { 202: CreateCausalAnalysisResponse, 404: ErrorBody, 409: ErrorBody, ...commonErrors },
+      },
+      // The fingerprint hashes the body's bytes as they arrive, before JSON parsing.
+      preParsing: async (request, _reply, payload) => {
+        const fingerprint = new BodyFingerprint(request.method, pathOf(request.url));
+        request.bodyFingerprint = fingerprint;
+        return payload.pipe(fingerprint.tap());
       },
     },
     async (request, reply) => {
+      const key = request.headers["idempotency-key"];
+      const fingerprint = request.bodyFingerprint ?? new BodyFingerprint(request.method, pathOf(request.url));
       const accepted = await createCausalAnalysis(ctx, {
         account: request.account!,
         request: request.body,
         trace: requestJobTrace(request),
         log: request.log,
+        idempotency: key === undefined ? null : { key, fingerprint: async () => fingerprint.finish() },
       });
-      return reply.code(202).send(accepted);
+      if (accepted.replayed) reply.header("idempotent-replayed", "true");
+      return reply.code(202).send(accepted.body);
     },
   );
 

@@ -8,8 +8,11 @@ import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Writable } from "node:stream";
 import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
+import type { IdempotentRequest } from "../../services/idempotency.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
+import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
 
 const TEXT_FIELDS = new Set([
   "degs",
@@ -39,11 +42,23 @@ function tooLarge(what: string): Error {
   return new PayloadTooLarge(what);
 }
 
-/** Reads the whole multipart body into `dir`; throws 413/422 errors of errors.ts. */
+/** Drops what it is given: the body of a retry is read only for its fingerprint. */
+const discard = (): Writable =>
+  new Writable({
+    write(_chunk, _enc, done) {
+      done();
+    },
+  });
+
+/**
+ * Reads the whole multipart body into `dir` (or, with no `dir`, only through the fingerprint),
+ * feeding `fingerprint` as it goes; throws 413/422 errors of errors.ts.
+ */
 export async function receiveUpload(
   request: FastifyRequest,
-  dir: string,
+  dir: string | null,
   limits: UploadLimits,
+  fingerprint: MultipartFingerprint = new MultipartFingerprint(request.method, pathOf(request.url)),
 ): Promise<ReceivedUpload> {
   if (!request.isMultipart())
     throw invalid(["body"], "the request body must be multipart/form-data", "content_type");
@@ -69,8 +84,12 @@ export async function receiveUpload(
           part.file.resume();
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
         }
-        const path = join(dir, `${part.fieldname}.h5ad`);
-        await pipeline(part.file, createWriteStream(path));
+        const path = dir === null ? "" : join(dir, `${part.fieldname}.h5ad`);
+        await pipeline(
+          part.file,
+          fingerprint.file(part.fieldname),
+          dir === null ? discard() : createWriteStream(path),
+        );
         if (part.file.truncated)
           throw tooLarge(`The file ${part.fieldname} exceeds ${limits.maxFileBytes} bytes.`);
         out.files[part.fieldname] = { path, filename: part.filename, bytes: part.file.bytesRead };
@@ -82,13 +101,39 @@ export async function receiveUpload(
         if (!TEXT_FIELDS.has(part.fieldname)) continue; // unknown text fields are ignored, like any form handler
         if (part.fieldname in out.fields)
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
-        out.fields[part.fieldname] = typeof part.value === "string" ? part.value : String(part.value);
+        const value = typeof part.value === "string" ? part.value : String(part.value);
+        fingerprint.field(part.fieldname, value);
+        out.fields[part.fieldname] = value;
       }
     }
   } catch (err) {
     throw mapMultipartError(err, limits);
   }
+  fingerprint.finish();
   return out;
+}
+
+/**
+ * The Idempotency-Key side of a multipart submission: the fingerprint is taken while the upload
+ * is received; a retry answered from the stored response reads the body only to hash it.
+ */
+export function idempotentUpload(
+  request: FastifyRequest,
+  key: string | undefined,
+  limits: UploadLimits,
+): { fingerprint: MultipartFingerprint; idempotency: IdempotentRequest | null } {
+  const fingerprint = new MultipartFingerprint(request.method, pathOf(request.url));
+  if (key === undefined) return { fingerprint, idempotency: null };
+  return {
+    fingerprint,
+    idempotency: {
+      key,
+      fingerprint: async () => {
+        if (!fingerprint.complete) await receiveUpload(request, null, limits, fingerprint);
+        return fingerprint.finish();
+      },
+    },
+  };
 }
 
 function mapMultipartError(err: unknown, limits: UploadLimits): unknown {

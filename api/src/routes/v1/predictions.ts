@@ -16,7 +16,8 @@ import {
 import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { presentPrediction } from "../../services/present.ts";
 import { submitPrediction } from "../../services/submission.ts";
-import { clientGoneSignal, receiveUpload } from "./prediction-request.ts";
+import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
+import { clientGoneSignal, idempotentUpload, receiveUpload } from "./prediction-request.ts";
 
 const Cursor = z.object({ t: z.number().int(), i: z.uuid() });
 
@@ -44,20 +45,36 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         summary: "Create a prediction (multipart upload)",
         tags: ["predictions"],
         security: [{ ApiKey: [] }],
-        response: { 202: PredictResponse, 403: ErrorBody, 413: ErrorBody, 429: ErrorBody, ...commonErrors },
+        headers: IdempotencyHeaders,
+        response: {
+          202: PredictResponse,
+          403: ErrorBody,
+          409: ErrorBody,
+          413: ErrorBody,
+          429: ErrorBody,
+          ...commonErrors,
+        },
       },
     },
     async (request, reply) => {
+      const limits = ctx.config.uploads;
+      const { fingerprint, idempotency } = idempotentUpload(
+        request,
+        request.headers["idempotency-key"],
+        limits,
+      );
       const accepted = await submitPrediction(ctx, {
         account: request.account!,
-        receive: (dir) => receiveUpload(request, dir, ctx.config.uploads),
+        receive: (dir) => receiveUpload(request, dir, limits, fingerprint),
         signal: clientGoneSignal(reply),
         trace: requestJobTrace(request),
         log: request.log,
+        idempotency,
       });
       // The client went away: nothing to answer, and the submission has released what it held.
       if (!accepted) return reply;
-      return reply.code(202).send(accepted);
+      if (accepted.replayed) reply.header("idempotent-replayed", "true");
+      return reply.code(202).send(accepted.body);
     },
   );
 
