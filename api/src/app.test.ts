@@ -84,7 +84,7 @@ describe("trusted proxies", () => {
 });
 
 describe("OpenAPI", () => {
-  it("documents all 14 contract routes at version 1.0.0, with the multipart form", async () => {
+  it("documents all 14 contract routes and the event stream at version 1.0.0, with the multipart form", async () => {
     const doc = (await t.app.inject({ url: "/openapi.json", remoteAddress: fromNewAddress() })).json();
     expect(doc.info.version).toBe("1.0.0");
     const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, v]) =>
@@ -101,6 +101,7 @@ describe("OpenAPI", () => {
         "GET /v1/predictions/{prediction_id}/causal-graph",
         "GET /v1/predictions/{prediction_id}/causal-paths",
         "GET /v1/predictions/{prediction_id}/degs-impacted",
+        "GET /v1/predictions/{prediction_id}/events",
         "GET /v1/predictions/{prediction_id}/intermediary-proteins",
         "GET /v1/predictions/{prediction_id}/mapped-degs",
         "GET /v1/usage/predictions/quota",

@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { callbackRoutes } from "./routes/internal/callbacks.ts";
 import { causalAnalysisRoutes } from "./routes/v1/causal-analysis.ts";
 import { derivedRoutes } from "./routes/v1/derived.ts";
+import { predictionEventRoutes } from "./routes/v1/prediction-events.ts";
 import { predictionRoutes } from "./routes/v1/predictions.ts";
 import { quotaRoutes } from "./routes/v1/quota.ts";
 
@@ -96,6 +97,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(async (v1) => {
     requireApiKey(v1, ctx);
     predictionRoutes(v1, ctx);
+    predictionEventRoutes(v1, ctx);
     derivedRoutes(v1, ctx);
     causalAnalysisRoutes(v1, ctx);
     quotaRoutes(v1, ctx);

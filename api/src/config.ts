@@ -76,6 +76,15 @@ export const ConfigEnv = z.object({
   /** Cap of one non-file form field, e.g. the degs JSON (default 2 MiB). */
   CAUSEWAY_MAX_FIELD_BYTES: int(1024, 64 * 1024 ** 2).default(2 * 1024 ** 2),
   CAUSEWAY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(600),
+
+  /** Completion webhooks may target loopback, private, link-local and similar addresses. */
+  CAUSEWAY_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Host names or addresses/CIDRs webhooks may target even when they are private. */
+  CAUSEWAY_WEBHOOK_ALLOW_HOSTS: csv.default([]),
+  CAUSEWAY_WEBHOOK_POLL_MS: int(20, 60_000).default(1000),
+  /** First retry delay; doubles per attempt (capped at one hour). */
+  CAUSEWAY_WEBHOOK_BACKOFF_MS: int(10, 3_600_000).default(10_000),
+  CAUSEWAY_WEBHOOK_MAX_ATTEMPTS: int(1, 100).default(12),
 });
 
 /**
@@ -105,6 +114,13 @@ export interface Config {
   callbackBaseUrl: string;
   /** Undefined in embedded mode until the data directory provides one (see embedded.ts). */
   callbackSecret: string | undefined;
+  webhooks: {
+    allowPrivate: boolean;
+    allowHosts: string[];
+    pollMs: number;
+    backoffMs: number;
+    maxAttempts: number;
+  };
   database:
     | { kind: "embedded"; maxConnections: number }
     | { kind: "postgres"; url: string; poolMax: number; connectTimeoutMs: number };
@@ -180,6 +196,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     callbackBaseUrl: (e.CAUSEWAY_CALLBACK_BASE_URL ?? publicUrl).replace(/\/+$/, ""),
     callbackSecret: e.CAUSEWAY_CALLBACK_SECRET,
+    webhooks: {
+      allowPrivate: e.CAUSEWAY_WEBHOOK_ALLOW_PRIVATE,
+      allowHosts: e.CAUSEWAY_WEBHOOK_ALLOW_HOSTS,
+      pollMs: e.CAUSEWAY_WEBHOOK_POLL_MS,
+      backoffMs: e.CAUSEWAY_WEBHOOK_BACKOFF_MS,
+      maxAttempts: e.CAUSEWAY_WEBHOOK_MAX_ATTEMPTS,
+    },
     database: e.DATABASE_URL
       ? {
           kind: "postgres",

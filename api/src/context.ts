@@ -11,6 +11,8 @@ import type { LimitStore } from "./limits/limit-store.ts";
 import type { RunnerPieces } from "./runner-pieces.ts";
 import type { DownloadTokens } from "./storage/download-tokens.ts";
 import type { JobService } from "./services/jobs.ts";
+import type { JobEvents } from "./events/job-events.ts";
+import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
 
 export interface AppContext {
   config: Config;
@@ -21,6 +23,10 @@ export interface AppContext {
   dispatcher: Dispatcher;
   runner: RunnerPieces;
   jobs: JobService;
+  /** Applied job changes, for push delivery (in process; across replicas through Redis). */
+  events: JobEvents;
+  /** Completion webhooks from the outbox (started by main.ts). */
+  webhooks: WebhookDeliverer;
   callbackSecret: string;
   now: () => Date;
   newId: () => string;

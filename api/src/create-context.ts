@@ -18,6 +18,9 @@ import { LocalExecutor } from "./dispatch/local-executor.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
+import { JobEvents } from "./events/job-events.ts";
+import { WebhookDeliverer } from "./webhooks/deliverer.ts";
+import { WebhookSecretBox } from "./webhooks/secrets.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
@@ -36,6 +39,8 @@ export interface ContextOverrides {
   ephemeralDatabase?: boolean;
   /** Called once per job reaching a terminal state (e.g. job metrics). */
   onJobFinished?: (kind: JobKind, jobId: string) => void;
+  /** The job event bus (tests: a short heartbeat). */
+  events?: JobEvents;
 }
 
 export async function createContext(
@@ -51,6 +56,7 @@ export async function createContext(
   const store = o.store ?? openObjectStore(config, tokens);
   const now = o.now ?? (() => new Date());
   let dispatcher: Dispatcher | undefined = o.dispatcher;
+  const events = o.events ?? new JobEvents({ redisUrl: config.redisUrl, log });
   const jobs = new JobService({
     config,
     db,
@@ -59,6 +65,7 @@ export async function createContext(
     log,
     dispatcher: () => dispatcher!,
     onFinished: o.onJobFinished,
+    onChange: (kind, job) => events.publish(kind, job),
     cancel: (id) => {
       if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
     },
@@ -88,6 +95,13 @@ export async function createContext(
         .catch((err: unknown) => log.error({ err }, "could not fail a crashed job"));
     },
   });
+  const webhooks = new WebhookDeliverer({
+    db,
+    box: new WebhookSecretBox(callbackSecret),
+    config: config.webhooks,
+    now,
+    log,
+  });
   return {
     config,
     db,
@@ -97,6 +111,8 @@ export async function createContext(
     dispatcher,
     runner: o.runner ?? runnerPieces,
     jobs,
+    events,
+    webhooks,
     callbackSecret,
     now,
     newId: o.newId ?? randomUUID,
@@ -106,8 +122,10 @@ export async function createContext(
 /** Closes what the context opened, dispatcher first (local children report while closing). */
 export async function closeContext(ctx: AppContext): Promise<void> {
   ctx.jobs.stopSweeper();
+  await ctx.webhooks.stop();
   await ctx.dispatcher.close();
   await ctx.runner.close();
   await ctx.limits.close();
+  await ctx.events.close();
   await ctx.db.close();
 }

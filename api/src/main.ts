@@ -34,6 +34,7 @@ try {
   process.exit(1);
 }
 ctx.jobs.startSweeper();
+ctx.webhooks.start();
 const app = await buildApp(ctx, { loggerInstance: logger });
 
 closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {

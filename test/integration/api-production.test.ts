@@ -80,7 +80,11 @@ beforeAll(async () => {
   const admin = new Database({
     connectionString: config.database.kind === "postgres" ? config.database.url : "",
   });
-  expect(await migrate(admin)).toEqual(["1763700000000_init", "1763800000000_idempotency-keys"]);
+  expect(await migrate(admin)).toEqual([
+    "1763700000000_init",
+    "1763800000000_idempotency-keys",
+    "1763900000000_webhooks",
+  ]);
   expect(await migrate(admin)).toEqual([]); // idempotent
   await registerModel(admin, "v1", { version: "v1" }, true);
   await admin.close();

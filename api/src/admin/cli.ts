@@ -26,6 +26,7 @@ import { runnerPieces } from "../runner-pieces.ts";
 import { importAndRegisterModel } from "../services/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
 import { openObjectStore } from "../context/open-object-store.ts";
+import { rotateWebhookSecret, WebhookSecretBox } from "../webhooks/secrets.ts";
 
 const out = (line: string) => process.stdout.write(line + "\n");
 const err = (line: string) => process.stderr.write(line + "\n");
@@ -208,6 +209,21 @@ models
       }));
       if (o.json) out(JSON.stringify(rows));
       else for (const m of rows) out(`${m.version}${m.default ? "  (default)" : ""}  ${m.created_at}`);
+    });
+  });
+
+program
+  .command("webhooks")
+  .description("completion webhooks")
+  .command("secret")
+  .description("create or rotate the account's webhook signing secret (printed once)")
+  .requiredOption("--account <id>", "account id", uuid)
+  .action(async (o: { account: string }) => {
+    await withDb(async (db, config) => {
+      const box = new WebhookSecretBox(await resolveCallbackSecret(config));
+      const secret = await rotateWebhookSecret(db, box, o.account);
+      if (!secret) throw new Error("no such account");
+      out(secret);
     });
   });
 

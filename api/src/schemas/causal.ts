@@ -16,6 +16,7 @@ export const CreateCausalAnalysisRequest = z
     min_degs_fold_uniform: C.min_degs_fold_uniform,
     prefix: C.prefix,
     metadata: z.record(z.string(), z.unknown()).default({}),
+    callback_url: z.string().max(2048).nullable().default(null).meta({ description: "Completion webhook" }),
   })
   .meta({ id: "CreateCausalAnalysisRequest" });
 

@@ -179,6 +179,7 @@ export const PredictionForm = z.object({
   prefix: formNullableString(256),
   model_version: formNullableString(128),
   label: formNullableString(256),
+  callback_url: formNullableString(2048).meta({ description: "Completion webhook (see the README)" }),
 });
 export type PredictionForm = z.infer<typeof PredictionForm>;
 

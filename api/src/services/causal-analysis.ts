@@ -15,6 +15,7 @@ import { recordSubmission } from "../observability/metrics.ts";
 import type { JobTrace } from "../observability/request-tracing.ts";
 import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
 import { readArtifact, targetIds } from "./artifacts.ts";
+import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts";
 import { enqueueJob } from "./enqueue.ts";
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 
@@ -67,6 +68,7 @@ async function createAnalysis(
   if (!p || p.status !== "completed") throw new NotFound();
   const prefix = chooseResultSet(p, request.prefix);
   await checkTarget(ctx, p, prefix, request.target);
+  const callbackUrl = await checkCallbackUrl(ctx, account.id, request.callback_url);
   const id = ctx.newId();
   trace.bindJob("causal_analysis", id);
   const spec = CausalAnalysisJobSpec.parse({
@@ -88,6 +90,14 @@ async function createAnalysis(
     metadata: request.metadata,
     output_prefix: `results/${randomBytes(16).toString("hex")}`,
   });
+  if (callbackUrl)
+    await subscribeWebhook(ctx.db, {
+      jobId: id,
+      kind: "causal_analysis",
+      accountId: account.id,
+      url: callbackUrl,
+      now: ctx.now(),
+    });
   await insertCausalAnalysis(ctx.db, {
     id,
     accountId: account.id,

@@ -33,6 +33,8 @@ export interface JobServiceDeps {
   cancel?: (jobId: string) => void;
   /** Called once per job when it reaches a terminal state (metrics hook). */
   onFinished?: (kind: JobKind, jobId: string) => void;
+  /** Called with the current state after every applied callback or failure (push delivery). */
+  onChange?: (kind: JobKind, job: TransitionResult) => void;
 }
 
 export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
@@ -157,6 +159,7 @@ export class JobService {
   }
 
   private async mirror(kind: JobKind, job: TransitionResult): Promise<void> {
+    this.deps.onChange?.(kind, job);
     await this.deps.dispatcher().mirrorStatus(
       { kind, job_id: job.id },
       {

@@ -29,6 +29,7 @@ import { recordSubmission, recordUpload } from "../observability/metrics.ts";
 import type { JobTrace } from "../observability/request-tracing.ts";
 import { asUploadRejected } from "../runner-pieces.ts";
 import { enqueueJob } from "./enqueue.ts";
+import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts";
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 import { SubmissionHolds } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";
@@ -101,6 +102,14 @@ async function runSteps(
   const received = await receiveAndValidate(ctx, input, holds);
   const stored = await storeInputs(ctx, input, holds, received);
   stopIfGone(input.signal);
+  if (received.callbackUrl)
+    await subscribeWebhook(ctx.db, {
+      jobId: predictionId,
+      kind: "prediction",
+      accountId: input.account.id,
+      url: received.callbackUrl,
+      now: ctx.now(),
+    });
   const spec = await recordPrediction(ctx, input, holds, predictionId, received.plan, stored);
   await enqueueJob(ctx, spec, input.trace, input.log);
   recordSubmission(received.plan.jobType, input.account.tier);
@@ -145,6 +154,8 @@ interface Received {
   dir: string;
   upload: ReceivedUpload;
   plan: Plan;
+  /** The checked completion webhook URL, if one was given. */
+  callbackUrl: string | null;
 }
 
 interface Stored {
@@ -164,6 +175,7 @@ async function receiveAndValidate(
   recordUpload(Object.values(upload.files));
   stopIfGone(input.signal);
   const plan = await planSubmission(ctx, input.account, upload);
+  const callbackUrl = await checkCallbackUrl(ctx, input.account.id, upload.fields.callback_url);
   for (const [field, path] of plan.validate) {
     try {
       await ctx.runner.validateUpload(path, { maxObs: field === "dataset" ? null : SPLIT_MAX_OBS });
@@ -174,7 +186,7 @@ async function receiveAndValidate(
     }
     stopIfGone(input.signal);
   }
-  return { dir, upload, plan };
+  return { dir, upload, plan, callbackUrl };
 }
 
 /** (e) the inputs under opaque keys; any storage fault is a 503. */

@@ -21,6 +21,7 @@ import { limitKeys } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
 import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
+import { JobEvents } from "../events/job-events.ts";
 import { apiLoggerOptions } from "../observability/logging.ts";
 import { deriveCallbackKey } from "@causeway/contract";
 
@@ -95,7 +96,7 @@ export interface TestApp {
 
 export async function buildTestApp(
   env: Record<string, string> = {},
-  options: { logLines?: string[] } = {},
+  options: { logLines?: string[]; heartbeatMs?: number } = {},
 ): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), "causeway-api-test-"));
   const config = loadConfig({
@@ -126,6 +127,7 @@ export async function buildTestApp(
     store,
     now: () => clock.now,
     ephemeralDatabase: true,
+    events: new JobEvents({ heartbeatMs: options.heartbeatMs, log: pino({ level: "silent" }) }),
   });
   await registerModel(ctx.db, "v1", { version: "v1" }, true);
   const lines = options.logLines;

@@ -29,6 +29,7 @@ const TEXT_FIELDS = new Set([
   "prefix",
   "model_version",
   "label",
+  "callback_url",
 ]);
 
 export interface UploadLimits {

@@ -1,0 +1,99 @@
+/**
+ * GET /v1/predictions/{id}/events: Server-Sent Events instead of polling. One request for the
+ * limits however long it stays open (the edge limit counts it when it arrives; the per-key rate
+ * limit applies to submissions only). Tenancy as the other id routes: another account's
+ * prediction is the same 404 as a missing one. A comment line every `heartbeatMs` keeps
+ * proxies from closing an idle stream; the stream closes after the terminal event, when the
+ * client goes away, and when the server shuts down. `Last-Event-ID` resumes: the current
+ * state is sent again, with ids continuing after the client's last one.
+ */
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { NotFound } from "../../errors.ts";
+import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
+import { openPredictionEvents, type PredictionEvent } from "../../services/prediction-events.ts";
+
+const EventHeaders = z.looseObject({
+  "last-event-id": z
+    .string()
+    .optional()
+    .meta({ description: "Resume: the id of the last event received; the current state is sent again." }),
+});
+
+const EventStreamResponse = {
+  description:
+    "text/event-stream: `event: status` (pending/processing changes), then `event: completed` or " +
+    "`event: failed`, then the stream closes. Each `data:` is one JSON object " +
+    "{prediction_id, status, processing_step, progress_pct, error_code, error_message}; ids are " +
+    "increasing integers; `: heartbeat` comment lines about every 15 s.",
+  content: { "text/event-stream": { schema: z.string() } },
+};
+
+/** The first id of a stream: after the client's last one when it resumes. */
+function firstId(lastEventId: string | undefined): number {
+  const n = lastEventId === undefined ? NaN : Number.parseInt(lastEventId, 10);
+  return Number.isSafeInteger(n) && n >= 0 ? n + 1 : 1;
+}
+
+function frame(id: number, e: PredictionEvent): string {
+  return `id: ${id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+}
+
+export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  // Open streams end when the server closes: app.close() waits for every open connection.
+  const open = new Set<AbortController>();
+  app.addHook("preClose", async () => {
+    for (const c of open) c.abort();
+  });
+
+  r.get(
+    "/v1/predictions/:prediction_id/events",
+    {
+      schema: {
+        summary: "Status changes of a prediction, pushed as Server-Sent Events until it ends",
+        tags: ["predictions"],
+        security: [{ ApiKey: [] }],
+        params: PredictionIdParams,
+        headers: EventHeaders,
+        response: { 200: EventStreamResponse, 404: ErrorBody, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const stop = new AbortController();
+      const events = await openPredictionEvents(
+        ctx,
+        request.account!.id,
+        request.params.prediction_id,
+        stop.signal,
+      );
+      if (!events) throw new NotFound();
+      open.add(stop);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        // nginx and similar proxies would otherwise buffer the stream.
+        "x-accel-buffering": "no",
+      });
+      res.write("retry: 3000\n\n");
+      const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), ctx.events.heartbeatMs);
+      res.once("close", () => stop.abort());
+      let id = firstId(request.headers["last-event-id"]);
+      try {
+        for await (const e of events) res.write(frame(id++, e));
+      } catch (err) {
+        if (!stop.signal.aborted) request.log.warn({ err }, "event stream failed");
+      } finally {
+        clearInterval(heartbeat);
+        open.delete(stop);
+        stop.abort();
+        res.end();
+      }
+    },
+  );
+}
