@@ -15,7 +15,12 @@ import {
 import type { CompletedCallback, DatasetSummary } from "../contract/index.ts";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
-import { scoreTargets, type ScoreTargetsResult } from "../scoring/index.ts";
+import {
+  MODEL_V2,
+  scoreTargetsWith,
+  type ScoreTargetsResult,
+  type ScoringVersion,
+} from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausal, writeCausalArtifacts, writeCausalGraph, type CausalStepInput } from "./causal-step.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
@@ -42,6 +47,8 @@ export interface PredictionRun {
   out: ArtifactWriter;
   reporter: Reporter;
   metadata: RunMetadata;
+  /** Target scoring; the model version's own (its manifest's `scoring`) when omitted. */
+  scoring?: ScoringVersion;
 }
 
 export type JobSuccess = Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq" | "status">;
@@ -54,13 +61,20 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
   await reporter.step("degs_mapped");
   await reporter.step("model_loaded");
 
+  const scoring = run.scoring ?? model.manifest.scoring;
+  metadata.set("scoring", {
+    version: scoring,
+    hub_exponent: model.manifest.hub_exponent,
+    ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
+  });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];
   for (const contrast of contrasts) {
     await writeDegArtifacts(run.out, contrast);
     await writePseudoBulkArtifacts(run.out, contrast);
     const scores = metadata.time(`scores${contrast.prefix}`, () =>
-      scoreTargets({
+      scoreTargetsWith(scoring, {
         model,
+        log2fc: contrast.log2fc,
         universe: contrast.universe,
         degs: contrast.mappedDegs,
         degSignificanceFold: run.params.deg_significance_fold,

@@ -36,7 +36,7 @@ export interface V2Settings {
 }
 
 /** Model v2 defaults: the setting chosen by cross-validation over all shared known-answer cases. */
-export const V2_DEFAULTS: V2Settings = { evidence: "propagated+direct", combine: "simes" };
+export const V2_DEFAULTS: V2Settings = { evidence: "propagated+direct", combine: "cauchy" };
 
 /** Inputs of `scoreTargetsV2`: v1's, plus fold changes for the direction score. */
 export interface ScoreTargetsV2Input extends ScoreTargetsInput {
@@ -46,6 +46,19 @@ export interface ScoreTargetsV2Input extends ScoreTargetsInput {
   /** The v1 result for the same input, when the caller already has it (validation, benchmarks). */
   v1?: ScoreTargetsResult;
 }
+
+/** Artifact-only columns v2 adds to target_scores.tsv (model.md §7.6 allows extra columns there). */
+export const V2_EXTRA_COLUMNS = [
+  "pvalue_propagated",
+  "pvalue_direct",
+  "n_direct_targets",
+  "n_direct_target_degs",
+  "activation_z",
+  "pvalue_direction",
+  "proxy_of",
+  "evidence",
+  "combine",
+] as const;
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 
@@ -172,6 +185,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
     ...v1,
     rows,
     sourceInfluence: { rowIds: rows.map((r) => r.id), columnIds: v1.sourceInfluence.columnIds, data },
+    extraColumns: V2_EXTRA_COLUMNS,
   };
   if (v1.randomizationNull) {
     const nulls = v1.randomizationNull;

@@ -13,6 +13,7 @@ import {
   type ScoreTargetsResult,
   type ScoringVersion,
   type ScoreTargetsV2Input,
+  type V2Settings,
 } from "../scoring/index.ts";
 import type { KnownAnswerCase } from "./known-answers.ts";
 
@@ -60,6 +61,7 @@ export function caseInput(model: Model, c: KnownAnswerCase, degs: string[]): Sco
 /** Summarizes the p- and q-values of every model version over several null DEG lists of a case. */
 export function nullSummaries(
   model: Model,
+  v2: { model: Model; settings: V2Settings },
   c: KnownAnswerCase,
   source: string,
   nullDegLists: string[][],
@@ -83,10 +85,8 @@ export function nullSummaries(
       acc[v].by++;
   };
   for (const degs of nullDegLists) {
-    const input = caseInput(model, c, degs);
-    const v1 = scoreTargets(input);
-    tally("v1", v1);
-    tally("v2", scoreTargetsV2({ ...input, v1 }));
+    tally("v1", scoreTargets(caseInput(model, c, degs)));
+    tally("v2", scoreTargetsV2({ ...caseInput(v2.model, c, degs), settings: v2.settings }));
   }
   return (["v1", "v2"] as const).map((version) => ({
     source,

@@ -16,9 +16,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
-import { buildModelFromFiles, defaultCacheDir, type Model } from "../model/index.ts";
+import { V1_WALK, buildModelFromFiles, defaultCacheDir, type Model } from "../model/index.ts";
 import {
-  V2_DEFAULTS,
+  MODEL_V2,
   scoreTargets,
   scoreTargetsV2,
   type ScoreTargetsResult,
@@ -45,15 +45,25 @@ const METHODS = ["v2", "v1", "out_degree", "direct_targets", "ulm", "raw_influen
 type Method = (typeof METHODS)[number];
 type Leakage = "controlled" | "as_shipped";
 
-/** v2 settings tried by cross-validation, simplest first (ties go to the earlier one). */
-const V2_GRID: V2Settings[] = [
+/**
+ * v2 settings tried by cross-validation, simplest first (ties go to the earlier one): the hub
+ * penalty h of the walk (model.md §6.2, the grid of §16.3; it changes the bundle) crossed with
+ * the evidence and combination rule of the scoring.
+ */
+const HUB_GRID = [0, 0.25, 0.5];
+const SCORING_GRID: V2Settings[] = [
   { evidence: "propagated", combine: "simes" },
   { evidence: "propagated+direct", combine: "simes" },
   { evidence: "propagated+direct", combine: "cauchy" },
   { evidence: "propagated+direct+direction", combine: "simes" },
   { evidence: "propagated+direct+direction", combine: "cauchy" },
 ];
-const settingName = (s: V2Settings): string => `${s.evidence}/${s.combine}`;
+interface V2Setting {
+  hub: number;
+  scoring: V2Settings;
+}
+const V2_GRID: V2Setting[] = HUB_GRID.flatMap((hub) => SCORING_GRID.map((scoring) => ({ hub, scoring })));
+const settingName = (s: V2Setting): string => `h=${s.hub} ${s.scoring.evidence}/${s.scoring.combine}`;
 
 interface CaseResult {
   id: string;
@@ -116,19 +126,13 @@ function degsFor(c: KnownAnswerCase, leakage: Leakage): string[] {
   return leakage === "controlled" ? c.degs.filter((d) => d !== c.expected) : c.degs;
 }
 
-/** v1 results per case and leakage mode, shared by v1's row and every v2 setting. */
-const v1Cache = new Map<string, ScoreTargetsResult>();
-
-/** Every method except v2 on one case. */
+/** Every method except v2 on one case (with the v1 model: h = 0). */
 function fixedMethods(model: Model, c: KnownAnswerCase, leakage: Leakage): Map<Method, CaseOutcome> {
   const degs = degsFor(c, leakage);
   const stat = new Map(c.stat ?? c.logFC);
   if (leakage === "controlled") stat.delete(c.expected);
   const out = new Map<Method, CaseOutcome>();
-  const key = `${c.id}/${leakage}`;
-  let v1 = v1Cache.get(key);
-  if (!v1) v1Cache.set(key, (v1 = scoreTargets(caseInput(model, c, degs))));
-  out.set("v1", outcomeFromRows(c, v1.rows));
+  out.set("v1", outcomeFromRows(c, scoreTargets(caseInput(model, c, degs)).rows));
   out.set("out_degree", outcomeFromScores(model, c, outDegreeScores(model)));
   out.set("direct_targets", outcomeFromScores(model, c, directTargetScores(model, c.universe, degs)));
   out.set("ulm", outcomeFromScores(model, c, ulmScores(model, stat)));
@@ -137,13 +141,21 @@ function fixedMethods(model: Model, c: KnownAnswerCase, leakage: Leakage): Map<M
   return out;
 }
 
-/** v2 under one setting; the v1 part is computed once per case and leakage mode. */
-function v2Outcome(model: Model, c: KnownAnswerCase, leakage: Leakage, settings: V2Settings): CaseOutcome {
-  const input = caseInput(model, c, degsFor(c, leakage));
-  const key = `${c.id}/${leakage}`;
-  let v1 = v1Cache.get(key);
-  if (!v1) v1Cache.set(key, (v1 = scoreTargets(input)));
-  return outcomeFromRows(c, scoreTargetsV2({ ...input, settings, v1 }).rows);
+/** v2 under every setting of `settings` on one case; the propagated part is computed once per bundle. */
+function v2Outcomes(
+  models: ReadonlyMap<number, Model>,
+  c: KnownAnswerCase,
+  leakage: Leakage,
+  settings: readonly V2Setting[],
+): CaseOutcome[] {
+  const v1ByHub = new Map<number, ScoreTargetsResult>();
+  return settings.map((s) => {
+    const model = models.get(s.hub)!;
+    const input = caseInput(model, c, degsFor(c, leakage));
+    let v1 = v1ByHub.get(s.hub);
+    if (!v1) v1ByHub.set(s.hub, (v1 = scoreTargets(input)));
+    return outcomeFromRows(c, scoreTargetsV2({ ...input, settings: s.scoring, v1 }).rows);
+  });
 }
 
 const fmtQ = (q: number): string =>
@@ -214,13 +226,22 @@ async function main(): Promise<void> {
   const outDir = resolve(values.out ?? join(".cache", "validate"));
   const nullSets = Number(values["null-sets"] ?? 20);
   const t0 = performance.now();
-  const model = await buildModelFromFiles({
-    networkPath: DEFAULT_NETWORK,
-    hgncDir: HGNC_DIR,
-    onProgress: (done, total) => process.stderr.write(`\rinfluence bundle: ${done}/${total} blocks`),
-  });
+  const models = new Map<number, Model>();
+  for (const hub of HUB_GRID) {
+    models.set(
+      hub,
+      await buildModelFromFiles({
+        networkPath: DEFAULT_NETWORK,
+        hgncDir: HGNC_DIR,
+        walk: { ...V1_WALK, hubExponent: hub },
+        onProgress: (done, total) =>
+          process.stderr.write(`\rinfluence bundle h=${hub}: ${done}/${total} blocks`),
+      }),
+    );
+  }
+  const model = models.get(0)!;
   process.stderr.write(
-    `\rmodel ready (${((performance.now() - t0) / 1000).toFixed(1)} s), |S| = ${model.nSources}\n`,
+    `\rmodels ready (${((performance.now() - t0) / 1000).toFixed(1)} s), |S| = ${model.nSources}\n`,
   );
 
   const shared = await Promise.all(
@@ -237,6 +258,7 @@ async function main(): Promise<void> {
     as_shipped: [],
   };
   const chosenOnAll: Record<Leakage, string> = { controlled: "", as_shipped: "" };
+  let shipped: V2Setting = { hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings };
   const push = (
     c: KnownAnswerCase,
     group: CaseResult["group"],
@@ -266,7 +288,8 @@ async function main(): Promise<void> {
 
   for (const leakage of ["controlled", "as_shipped"] as const) {
     // v2: every grid setting on every shared case, then leave-one-case-out.
-    const grid = V2_GRID.map((s) => shared.map((c) => v2Outcome(model, c, leakage, s)));
+    const byCase = shared.map((c) => v2Outcomes(models, c, leakage, V2_GRID));
+    const grid = V2_GRID.map((_, s) => byCase.map((row) => row[s]!));
     const cv = leaveOneCaseOut(
       V2_GRID,
       grid.map((row) => row.map((o) => o.q)),
@@ -274,6 +297,7 @@ async function main(): Promise<void> {
       model.nSources,
     );
     chosenOnAll[leakage] = settingName(cv.chosenOnAll);
+    if (leakage === "controlled") shipped = cv.chosenOnAll;
     shared.forEach((c, i) => {
       const chosen = cv.perCase[i]!.setting;
       const o = grid[V2_GRID.indexOf(chosen)]![i]!;
@@ -287,7 +311,7 @@ async function main(): Promise<void> {
         "kang_cell_type",
         leakage,
         "v2",
-        v2Outcome(model, c, leakage, cv.chosenOnAll),
+        v2Outcomes(models, c, leakage, [cv.chosenOnAll])[0]!,
         settingName(cv.chosenOnAll),
       );
       for (const [m, fo] of fixedMethods(model, c, leakage)) push(c, "kang_cell_type", leakage, m, fo);
@@ -295,7 +319,12 @@ async function main(): Promise<void> {
   }
   process.stderr.write(`rankings done (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 
-  // Calibration on null inputs.
+  // Calibration on null inputs, with v2 as shipped.
+  const v2Shipped = { model: models.get(MODEL_V2.walk.hubExponent) ?? model, settings: MODEL_V2.settings };
+  if (settingName(shipped) !== settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings }))
+    process.stderr.write(
+      `warning: cross-validation on all shared cases chose ${settingName(shipped)}, but MODEL_V2 ships another setting\n`,
+    );
   const calibration: NullSummary[] = [];
   for (const c of [...shared, ...kangOk.slice(0, 0)]) {
     const sets = randomGeneSets(
@@ -304,7 +333,7 @@ async function main(): Promise<void> {
       degsFor(c, "controlled").filter((d) => model.rnaIndex(d) >= 0).length,
       nullSets,
     );
-    calibration.push(...nullSummaries(model, c, `random sets: ${c.id}`, sets));
+    calibration.push(...nullSummaries(model, v2Shipped, c, `random sets: ${c.id}`, sets));
   }
   // Label-permuted pseudo-bulk: the runner's DE calls (almost) no DEGs, which is the DE's own
   // calibration; to test the scoring too, the genes with the largest |stat| of the permuted
@@ -323,7 +352,7 @@ async function main(): Promise<void> {
       .sort((a, b) => Math.abs(stat.get(b)!) - Math.abs(stat.get(a)!) || (a < b ? -1 : 1))
       .slice(0, real.degs.length);
     calibration.push(
-      ...nullSummaries(model, k.case, `permuted pseudo-bulk, top |stat|: ${k.cellType}`, [top]),
+      ...nullSummaries(model, v2Shipped, k.case, `permuted pseudo-bulk, top |stat|: ${k.cellType}`, [top]),
     );
   }
   process.stderr.write(`calibration done (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
@@ -335,7 +364,7 @@ async function main(): Promise<void> {
     `# Validation (model.md §16): default network, |S| = ${model.nSources}, f = 1, R = 0`,
     "",
     `v2 settings by leave-one-case-out cross-validation over the ${shared.length} shared cases (objective: mean log10 q of the other cases);`,
-    `setting chosen on all shared cases (used for the Kang cell-type cases): leakage-controlled ${chosenOnAll.controlled}, as shipped ${chosenOnAll.as_shipped}; product default ${settingName(V2_DEFAULTS)}.`,
+    `setting chosen on all shared cases (used for the Kang cell-type cases): leakage-controlled ${chosenOnAll.controlled}, as shipped ${chosenOnAll.as_shipped}; product default ${settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings })}.`,
   ];
   for (const leakage of ["controlled", "as_shipped"] as const) {
     const title =
@@ -412,7 +441,7 @@ async function main(): Promise<void> {
         n_sources: model.nSources,
         v2_grid: V2_GRID.map(settingName),
         v2_chosen_on_all: chosenOnAll,
-        v2_default: settingName(V2_DEFAULTS),
+        v2_default: settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings }),
         cross_validation: cvReport,
         results,
         summaries,
