@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { toySymbols } from "../model/fixtures/toy.ts";
 import { buildModel } from "../model/model-store.ts";
 import { exactScore } from "./fixtures/exact-hypergeometric.ts";
+import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiYekutieli } from "./by.ts";
 import { cauchy, simes } from "./combine-pvalues.ts";
 import { scoreTargets } from "./score-targets.ts";
 import { scoreTargetsV2, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
@@ -108,6 +110,16 @@ describe("model v2 scoring", async () => {
         Array.from(v1.sourceInfluence.data.subarray(j * n, (j + 1) * n)),
       );
     }
+  });
+});
+
+describe("Benjamini–Yekutieli q-values", () => {
+  it("are BH q-values of p·H_M, capped at 1", () => {
+    const p = [0.001, 0.01, 0.02, 0.5];
+    const h = 1 + 1 / 2 + 1 / 3 + 1 / 4;
+    const bh = benjaminiHochberg(p.map((v) => v * h));
+    expect(Array.from(benjaminiYekutieli(p))).toEqual(Array.from(bh, (v) => Math.min(1, v)));
+    expect(benjaminiYekutieli([0.9, 0.95])[0]).toBe(1);
   });
 });
 

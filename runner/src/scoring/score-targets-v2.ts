@@ -10,12 +10,13 @@
  * - single-edge proxies: a protein whose only out-edge enters another candidate carries no
  *   evidence of its own; it is ranked right after the candidate it feeds (`proxy_of`);
  * - expression: with counts, candidates whose gene is not expressed in the control arm
- *   (`protein_expressed = false`) are ranked after every other candidate.
+ *   (`protein_expressed = false`) are ranked after every other candidate;
+ * - `qvalue` is Benjamini–Yekutieli instead of Benjamini–Hochberg (by.ts says why).
  *
  * The result has v1's shape and columns plus artifact-only columns (model.md §7.6 allows them).
  */
 import type { Model } from "../model/index.ts";
-import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiYekutieli } from "./by.ts";
 import { combine, type CombineRule } from "./combine-pvalues.ts";
 import { directEvidence } from "./direct-targets.ts";
 import { logFactorials } from "./hypergeometric.ts";
@@ -149,7 +150,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       bySource[b]!.n_degs_significant - bySource[a]!.n_degs_significant ||
       (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
   );
-  const q = benjaminiHochberg(p);
+  const q = benjaminiYekutieli(p);
   const rows: TargetScoreRow[] = order.map((s, rank) => {
     const r = bySource[s]!;
     const score = -Math.log10(p[s]!);

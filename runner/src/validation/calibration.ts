@@ -28,18 +28,15 @@ export interface NullSummary {
   /** Null inputs with at least one candidate at q < 0.05, and the total count of such candidates. */
   inputsWithQ05: number;
   candidatesWithQ05: number;
-  /** Null inputs with a candidate at Benjamini–Yekutieli q < 0.05 (valid under any dependence), for comparison. */
-  inputsWithByQ05: number;
+  /** Null inputs with a candidate at Benjamini–Hochberg q < 0.05 (v1's qvalue; v2 reports BY), for comparison. */
+  inputsWithBhQ05: number;
 }
 
-/** Whether any Benjamini–Yekutieli adjusted p-value is below `alpha`. */
-function anyByBelow(p: readonly number[], alpha: number): boolean {
+/** Whether any Benjamini–Hochberg adjusted p-value is below `alpha` (step-up: some p_(i) ≤ i·alpha/m). */
+function anyBhBelow(p: readonly number[], alpha: number): boolean {
   const m = p.length;
-  let harmonic = 0;
-  for (let i = 1; i <= m; i++) harmonic += 1 / i;
   const s = [...p].sort((a, b) => a - b);
-  // Step-up: reject when p_(i) <= i·alpha/(m·H_m) for some i.
-  return s.some((v, i) => v <= ((i + 1) * alpha) / (m * harmonic));
+  return s.some((v, i) => v <= ((i + 1) * alpha) / m);
 }
 
 /** The scoring input of a case for a given DEG list. */
@@ -67,8 +64,8 @@ export function nullSummaries(
   nullDegLists: string[][],
 ): NullSummary[] {
   const acc = {
-    v1: { fracs: [] as number[], inputs: 0, cands: 0, by: 0 },
-    v2: { fracs: [] as number[], inputs: 0, cands: 0, by: 0 },
+    v1: { fracs: [] as number[], inputs: 0, cands: 0, bh: 0 },
+    v2: { fracs: [] as number[], inputs: 0, cands: 0, bh: 0 },
   };
   const tally = (v: ScoringVersion, res: ScoreTargetsResult): void => {
     const nP = res.rows.filter((r) => r.pvalue < 0.05).length;
@@ -77,12 +74,12 @@ export function nullSummaries(
     if (nQ > 0) acc[v].inputs++;
     acc[v].cands += nQ;
     if (
-      anyByBelow(
+      anyBhBelow(
         res.rows.map((r) => r.pvalue),
         0.05,
       )
     )
-      acc[v].by++;
+      acc[v].bh++;
   };
   for (const degs of nullDegLists) {
     tally("v1", scoreTargets(caseInput(model, c, degs)));
@@ -97,7 +94,7 @@ export function nullSummaries(
     maxFracP05: Math.max(0, ...acc[version].fracs),
     inputsWithQ05: acc[version].inputs,
     candidatesWithQ05: acc[version].cands,
-    inputsWithByQ05: acc[version].by,
+    inputsWithBhQ05: acc[version].bh,
   }));
 }
 

@@ -191,8 +191,9 @@ export async function kangCases(
       cellType,
       nDegs: cached.degs.length,
       error: cached.error,
+      // A permuted contrast is kept without DEGs: its DE statistics are the null input.
       case:
-        cached.error === null && cached.degs.length > 0
+        cached.genes.length > 0 && (permuted || (cached.error === null && cached.degs.length > 0))
           ? {
               id,
               expected: KANG_EXPECTED,

@@ -394,12 +394,12 @@ async function main(): Promise<void> {
     "",
     `## Calibration on null inputs (${nullSets} random gene sets per shared case, of the leakage-controlled DEG list's size, uniform from its universe; label-permuted Kang pseudo-bulk)`,
     "",
-    "| null input | version | inputs | n | mean frac p<0.05 | max frac p<0.05 | inputs with q<0.05 | candidates with q<0.05 | inputs with BY q<0.05 |",
+    "| null input | version | inputs | n | mean frac p<0.05 | max frac p<0.05 | inputs with q<0.05 | candidates with q<0.05 | inputs with BH q<0.05 |",
     "|---|---|---|---|---|---|---|---|---|",
   );
   for (const s of calibration)
     lines.push(
-      `| ${s.source} | ${s.version} | ${s.nNullInputs} | ${s.n} | ${s.meanFracP05.toFixed(4)} | ${s.maxFracP05.toFixed(4)} | ${s.inputsWithQ05} | ${s.candidatesWithQ05} | ${s.inputsWithByQ05} |`,
+      `| ${s.source} | ${s.version} | ${s.nNullInputs} | ${s.n} | ${s.meanFracP05.toFixed(4)} | ${s.maxFracP05.toFixed(4)} | ${s.inputsWithQ05} | ${s.candidatesWithQ05} | ${s.inputsWithBhQ05} |`,
     );
   for (const note of permutedNotes) lines.push(`- ${note}`);
   for (const v of ["v1", "v2"] as const) {
