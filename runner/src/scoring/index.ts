@@ -21,6 +21,6 @@ export {
   type V2Settings,
   type V2Evidence,
 } from "./score-targets-v2.ts";
-export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor } from "./scoring-version.ts";
+export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor, importOptionsFor } from "./scoring-version.ts";
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";

@@ -37,3 +37,11 @@ export const MODEL_V2: { walk: WalkParams; settings: V2Settings } = {
 export function walkFor(version: ScoringVersion): WalkParams {
   return version === "v2" ? MODEL_V2.walk : V1_WALK;
 }
+
+/**
+ * The `importModel` options that make a stored model version of the given model: its walk (the
+ * bundle) and the scoring its manifest records. `models import` of model v2 passes these.
+ */
+export function importOptionsFor(version: ScoringVersion): { walk: WalkParams; scoring: ScoringVersion } {
+  return { walk: walkFor(version), scoring: version };
+}
