@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toyModel } from "../model/fixtures/toy.ts";
 import { midRankPercentages, ulmScores } from "./baselines.ts";
+import { randomGeneSets } from "./calibration.ts";
 import { leaveOneCaseOut } from "./cross-validation.ts";
 
 /** Ordinary least squares t-value of the slope, written out directly. */
@@ -52,5 +53,28 @@ describe("leave-one-case-out cross-validation", () => {
     expect(cv.perCase.map((p) => p.setting)).toEqual(["a", "b", "b"]);
     expect(cv.perCase.map((p) => p.q)).toEqual([0.5, 0.2, 0.2]);
     expect(cv.chosenOnAll).toBe("b");
+  });
+});
+
+describe("random gene-set nulls", async () => {
+  const model = await toyModel();
+  const c = {
+    id: "toy",
+    expected: "A",
+    accepted: ["A"],
+    degs: ["x"],
+    universe: ["x", "y", "z", "not-in-model"],
+    logFC: new Map<string, number>(),
+  };
+  it("draws reproducible sets of distinct model genes from the universe", () => {
+    const sets = randomGeneSets(model, c, 2, 50);
+    expect(sets).toHaveLength(50);
+    for (const s of sets) {
+      expect(new Set(s).size).toBe(2);
+      for (const g of s) expect(["x", "y", "z"]).toContain(g);
+    }
+    expect(randomGeneSets(model, c, 2, 50)).toEqual(sets);
+    // Every pair of the three genes turns up: the draw is not stuck.
+    expect(new Set(sets.map((s) => [...s].sort().join(","))).size).toBe(3);
   });
 });

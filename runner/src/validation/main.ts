@@ -47,10 +47,11 @@ type Leakage = "controlled" | "as_shipped";
 
 /**
  * v2 settings tried by cross-validation, simplest first (ties go to the earlier one): the hub
- * penalty h of the walk (model.md §6.2, the grid of §16.3; it changes the bundle) crossed with
- * the evidence and combination rule of the scoring.
+ * penalty h of the walk (model.md §6.2, §16.3's grid; it changes the bundle) crossed with the
+ * evidence and combination rule of the scoring. `--hub-grid 0,0.25,0.5,0.75,1` tries a wider
+ * grid (runner/docs/model-v2.md reports it: with six cases it overfits).
  */
-const HUB_GRID = [0, 0.25, 0.5];
+const DEFAULT_HUB_GRID = [0, 0.25, 0.5];
 const SCORING_GRID: V2Settings[] = [
   { evidence: "propagated", combine: "simes" },
   { evidence: "propagated+direct", combine: "simes" },
@@ -62,7 +63,8 @@ interface V2Setting {
   hub: number;
   scoring: V2Settings;
 }
-const V2_GRID: V2Setting[] = HUB_GRID.flatMap((hub) => SCORING_GRID.map((scoring) => ({ hub, scoring })));
+const gridOf = (hubs: readonly number[]): V2Setting[] =>
+  hubs.flatMap((hub) => SCORING_GRID.map((scoring) => ({ hub, scoring })));
 const settingName = (s: V2Setting): string => `h=${s.hub} ${s.scoring.evidence}/${s.scoring.combine}`;
 
 interface CaseResult {
@@ -221,8 +223,12 @@ function markdownTables(title: string, results: CaseResult[], cases: string[]): 
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { out: { type: "string" }, "null-sets": { type: "string" } },
+    options: { out: { type: "string" }, "null-sets": { type: "string" }, "hub-grid": { type: "string" } },
   });
+  const HUB_GRID = values["hub-grid"]?.split(",").map(Number) ?? DEFAULT_HUB_GRID;
+  if (HUB_GRID.some((h) => !Number.isFinite(h) || h < 0))
+    throw new Error("--hub-grid: comma-separated h >= 0");
+  const V2_GRID = gridOf(HUB_GRID);
   const outDir = resolve(values.out ?? join(".cache", "validate"));
   const nullSets = Number(values["null-sets"] ?? 20);
   const t0 = performance.now();
@@ -320,7 +326,12 @@ async function main(): Promise<void> {
   process.stderr.write(`rankings done (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 
   // Calibration on null inputs, with v2 as shipped.
-  const v2Shipped = { model: models.get(MODEL_V2.walk.hubExponent) ?? model, settings: MODEL_V2.settings };
+  const v2Shipped = {
+    model:
+      models.get(MODEL_V2.walk.hubExponent) ??
+      (await buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: MODEL_V2.walk })),
+    settings: MODEL_V2.settings,
+  };
   if (settingName(shipped) !== settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings }))
     process.stderr.write(
       `warning: cross-validation on all shared cases chose ${settingName(shipped)}, but MODEL_V2 ships another setting\n`,
