@@ -16,6 +16,8 @@ export interface ChartInput {
   q: number[][];
   /** Floor of the log axis (1/(|S|−1)). */
   qMin: number;
+  /** Summary columns: the median q over the named cases (e.g. the shared cases, all cases). */
+  medians: { label: string; cases: string[] }[];
 }
 
 const CELL_W = 92;
@@ -36,7 +38,7 @@ const label = (q: number): string =>
 
 /** PNG bytes of the chart. */
 export function renderValidationChart(input: ChartInput): Buffer {
-  const cols = [...input.cases, "median"];
+  const cols = [...input.cases, ...input.medians.map((m) => m.label)];
   const width = LEFT + cols.length * CELL_W + 200;
   const height = TOP + input.methods.length * CELL_H + 90;
   const canvas = createCanvas(width, height);
@@ -67,14 +69,12 @@ export function renderValidationChart(input: ChartInput): Buffer {
     ctx.font = font(8.5, m.startsWith("v2") || m.startsWith("v1"));
     ctx.fillText(m, 12, y + CELL_H / 2 + 4);
     const row = input.q[i]!;
-    const s = sorted(row);
-    const med =
-      s.length === 0
-        ? NaN
-        : s.length % 2
-          ? s[(s.length - 1) / 2]!
-          : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-    [...row, med].forEach((q, j) => {
+    const medianOf = (cases: string[]): number => {
+      const s = sorted(cases.map((c) => row[input.cases.indexOf(c)] ?? NaN));
+      if (s.length === 0) return NaN;
+      return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+    };
+    [...row, ...input.medians.map((m) => medianOf(m.cases))].forEach((q, j) => {
       const cx = LEFT + j * CELL_W + 16;
       const cy = y + CELL_H / 2;
       if (Number.isFinite(q)) {
@@ -90,7 +90,7 @@ export function renderValidationChart(input: ChartInput): Buffer {
         }
       }
       ctx.fillStyle = "black";
-      ctx.font = font(7.5, j === row.length);
+      ctx.font = font(7.5, j >= row.length);
       ctx.fillText(label(q), cx + 16, cy + 4);
     });
   });

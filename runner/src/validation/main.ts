@@ -475,6 +475,11 @@ async function main(): Promise<void> {
       allIds.map((id) => controlled.find((r) => r.method === m && r.id === id)?.q ?? NaN),
     ),
     qMin: 1 / (model.nSources - 1),
+    medians: [
+      { label: "median, shared", cases: sharedIds },
+      { label: "median, Kang cell types", cases: kangIds },
+      { label: "median, all", cases: allIds },
+    ],
   });
   await writeFile(join(outDir, "validate.png"), png);
   process.stderr.write(
