@@ -146,7 +146,10 @@ const program = new Command("runner").description(
 
 withCommon(program.command("target-id").description("rank candidate targets"))
   .option("--degs <file>", "DEG list (JSON array of symbols)")
-  .option("--de-table <file>", "DE table for --degs: genes in the first column, fold changes in logFC")
+  .option(
+    "--de-table <file>",
+    "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl)",
+  )
   .option("--dataset <file>", "merged .h5ad")
   .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {
     if ((opts.degs === undefined) === (opts.dataset === undefined))

@@ -22,6 +22,8 @@ import { runPrediction } from "./prediction-job.ts";
 import { silentReporter } from "./reporter.ts";
 import { RunMetadata } from "./run-metadata.ts";
 import { TARGET_SCORE_COLUMNS } from "./scoring-artifacts.ts";
+import { contrastFromDegList } from "./contrast.ts";
+import { readDeTable } from "./de-table.ts";
 
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 const dirs: string[] = [];
@@ -104,5 +106,45 @@ describe("model versions in a target_validation job", async () => {
     };
     const id = t2.columns.indexOf("id");
     expect(t2.rows[validation.rank]![id]).toBe("STAT1|PROTEIN");
+  });
+});
+
+describe("model v2 on a DEG list with a DE table that carries expression", async () => {
+  const v1 = await defaultModel();
+  const degs = JSON.parse(await readFile(join(SPLIT, "degs.json"), "utf8")) as string[];
+  // A runner-style table: every DEG expressed, IRF9 measured and not expressed in the control arm.
+  const text = ["gene\tlog2FC\tmean_cp10k_ctrl", ...degs.map((g) => `${g}\t2\t5`), "IRF9\t0\t0"].join("\n");
+  const table = readDeTable(text.replace("log2FC", "logFC"), v1.symbols);
+  const params = PredictionParams.parse({});
+  const run = async (scoring: "v1" | "v2") => {
+    const dir = await mkdtemp(join(tmpdir(), "causeway-table-"));
+    dirs.push(dir);
+    await runPrediction({
+      predictionId: "table-test",
+      jobType: "target_id",
+      target: null,
+      params,
+      model: v1,
+      inputs: { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table) },
+      out: new ArtifactWriter(new FsObjectStore(dir), ""),
+      reporter: silentReporter,
+      metadata: new RunMetadata({ job_id: "table-test", model_version: "v", parameters: params }),
+      scoring,
+    });
+    return parseTsv(await readFile(join(dir, "target_scores.tsv"), "utf8"));
+  };
+  const [t1, t2] = [await run("v1"), await run("v2")];
+  const cell = (t: typeof t1, id: string, column: string) =>
+    t.rows.find((r) => r[t.columns.indexOf("id")] === id)![t.columns.indexOf(column)];
+
+  it("v2 ranks a candidate the table marks as not expressed last; v1 does not read the column", () => {
+    expect(table.meanCp10kCtrl).not.toBeNull();
+    expect(cell(t2, "IRF9|PROTEIN", "protein_expressed")).toBe("FALSE");
+    // After every candidate that is not marked unexpressed.
+    const expressedCol = t2.columns.indexOf("protein_expressed");
+    const notFalse = t2.rows.filter((r) => r[expressedCol] !== "FALSE").length;
+    expect(Number(cell(t2, "IRF9|PROTEIN", "rank"))).toBeGreaterThanOrEqual(notFalse);
+    expect(cell(t1, "IRF9|PROTEIN", "protein_expressed")).toBe("NA");
+    expect(t1.rows.every((r) => r[t1.columns.indexOf("protein_expressed")] === "NA")).toBe(true);
   });
 });

@@ -79,7 +79,10 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
         degs: contrast.mappedDegs,
         degSignificanceFold: run.params.deg_significance_fold,
         minMeanExpression: run.params.min_mean_expression,
-        meanCp10kControl: contrast.meanCp10kControl,
+        meanCp10kControl:
+          scoring === "v2" && contrast.meanCp10kControl.size === 0
+            ? contrast.tableMeanCp10kControl
+            : contrast.meanCp10kControl,
         meanCp10kBoth: contrast.meanCp10kBoth,
         isDegSymbols: contrast.degSymbols,
         nRandomizations: run.params.n_randomizations,
