@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { toySymbols } from "../model/fixtures/toy.ts";
+import { toySymbols } from "../../test/fixtures/model/toy.ts";
 import { buildModel } from "../model/model-store.ts";
-import { exactScore } from "./fixtures/exact-hypergeometric.ts";
+import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
 import { benjaminiHochberg } from "./bh.ts";
 import { benjaminiYekutieli } from "./by.ts";
 import { cauchy, simes } from "./combine-pvalues.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toyModel } from "../model/fixtures/toy.ts";
+import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { midRankPercentages, ulmScores } from "./baselines.ts";
 import { randomGeneSets } from "./calibration.ts";
 import { leaveOneCaseOut } from "./cross-validation.ts";

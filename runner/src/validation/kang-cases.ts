@@ -14,7 +14,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { readAnnData, readLimits, type CsrMatrix } from "../anndata/index.ts";
-import { writeTestH5ad } from "../anndata/write-test-h5ad.ts";
+import { writeTestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
 import { columnValues } from "../inputs/columns.ts";
 import { runDifferentialExpression } from "../de/index.ts";
 import { prepareMergedDataset, type PreparedContrast } from "../inputs/index.ts";
