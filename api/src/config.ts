@@ -7,6 +7,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { ScoringVersion } from "@causeway/contract";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -59,7 +60,28 @@ export const ConfigEnv = z.object({
 
   CAUSEWAY_MODEL: z.string().min(1).optional(),
   CAUSEWAY_HGNC: z.string().min(1).optional(),
-  CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).default("v1"),
+  /** The default version; unset, the first start makes the first imported version the default and later starts keep the admin's choice. */
+  CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).optional(),
+  /** Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1 and v2 name their own scoring). */
+  CAUSEWAY_MODEL_VERSIONS: z
+    .string()
+    .default("v1,v2")
+    .transform((s, ctx) => {
+      const out: { version: string; scoring: ScoringVersion }[] = [];
+      for (const item of s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        const [version = "", scoring = version] = item.split("=");
+        const parsed = ScoringVersion.safeParse(scoring);
+        if (!parsed.success || version.length === 0 || version.length > 128) {
+          ctx.addIssue({ code: "custom", message: `${item}: expected NAME or NAME=v1|v2` });
+          return z.NEVER;
+        }
+        out.push({ version, scoring: parsed.data });
+      }
+      return out;
+    }),
 
   CAUSEWAY_RATE_LIMIT: int(1, 1_000_000).default(60),
   CAUSEWAY_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -96,6 +118,15 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
 }
 
 /** The validated configuration the app and its services are built from. */
+/** The model versions imported from one network at start (`ensureConfiguredModels`). */
+export interface ConfiguredModels {
+  networkPath: string | undefined;
+  hgncDir: string | undefined;
+  /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
+  defaultVersion: string | undefined;
+  versions: { version: string; scoring: ScoringVersion }[];
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -125,7 +156,7 @@ export interface Config {
   dispatch: { kind: "local" | "kubernetes"; concurrency: number; runnerEntry: string };
   jobStallSeconds: number;
   sweepIntervalSeconds: number;
-  model: { networkPath: string | undefined; hgncDir: string | undefined; version: string };
+  model: ConfiguredModels;
   limits: {
     rateLimit: number;
     rateWindowSeconds: number;
@@ -213,7 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     model: {
       networkPath: e.CAUSEWAY_MODEL ? resolve(e.CAUSEWAY_MODEL) : undefined,
       hgncDir: e.CAUSEWAY_HGNC ? resolve(e.CAUSEWAY_HGNC) : undefined,
-      version: e.CAUSEWAY_MODEL_VERSION,
+      defaultVersion: e.CAUSEWAY_MODEL_VERSION,
+      versions: e.CAUSEWAY_MODEL_VERSIONS,
     },
     limits: {
       rateLimit: e.CAUSEWAY_RATE_LIMIT,

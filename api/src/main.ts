@@ -9,7 +9,7 @@ import pino from "pino";
 import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
-import { ensureConfiguredModel } from "./services/models.ts";
+import { ensureConfiguredModels } from "./services/models.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
@@ -26,7 +26,7 @@ const tracing = initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
 try {
-  await ensureConfiguredModel(ctx, config.model, (m) => logger.info(m));
+  await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
   await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");

@@ -14,3 +14,4 @@ export * from "./callback-auth.ts";
 export * from "./callback-client.ts";
 export * from "./resources.ts";
 export * from "./conditions.ts";
+export * from "./scoring-versions.ts";

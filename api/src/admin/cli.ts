@@ -21,7 +21,8 @@ import {
 import { Database } from "../db/database.ts";
 import { findRunningServer } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
-import { listModels } from "../db/models.ts";
+import { listModels, setDefaultModel } from "../db/models.ts";
+import { ScoringVersion } from "@causeway/contract";
 import { runnerPieces } from "../runner-pieces.ts";
 import { importAndRegisterModel } from "../services/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
@@ -175,25 +176,55 @@ program
   });
 
 const models = program.command("models").description("model versions");
+
+/** The scoring a stored manifest names (v1 when it names none: manifests from before v2). */
+function scoringOf(manifest: unknown): string {
+  const parsed = ScoringVersion.safeParse((manifest as { scoring?: unknown } | null)?.scoring ?? "v1");
+  return parsed.success ? parsed.data : "unknown";
+}
 models
   .command("import")
   .requiredOption("--network <path>", "network TSV (.tsv.gz)")
   .requiredOption("--hgnc <dir>", "directory of the HGNC tables")
   .requiredOption("--version <version>", "model version name")
+  .option(
+    "--scoring <scoring>",
+    "the version's scoring: v1 or v2 (default: the version's name when it is one, else v1)",
+  )
   .option("--default", "make it the default version")
-  .action(async (o: { network: string; hgnc: string; version: string; default?: boolean }) => {
-    await withDb(async (db, config) => {
-      const store = openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
-      const result = await importAndRegisterModel(
-        { db, store, runner: runnerPieces },
-        { networkPath: o.network, hgncDir: o.hgnc, version: o.version, makeDefault: o.default === true },
-        err,
-      );
-      out(
-        result === "exists"
-          ? `model ${o.version} already exists (versions are immutable)`
-          : `model ${o.version} imported`,
-      );
+  .action(
+    async (o: { network: string; hgnc: string; version: string; scoring?: string; default?: boolean }) => {
+      const scoring = ScoringVersion.safeParse(o.scoring ?? (o.version === "v2" ? "v2" : "v1"));
+      if (!scoring.success) throw new Error(`--scoring must be one of ${ScoringVersion.options.join(", ")}`);
+      await withDb(async (db, config) => {
+        const store = openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
+        const result = await importAndRegisterModel(
+          { db, store, runner: runnerPieces },
+          {
+            networkPath: o.network,
+            hgncDir: o.hgnc,
+            version: o.version,
+            scoring: scoring.data,
+            makeDefault: o.default === true,
+          },
+          err,
+        );
+        out(
+          result === "exists"
+            ? `model ${o.version} already exists (versions are immutable)`
+            : `model ${o.version} imported`,
+        );
+      });
+    },
+  );
+models
+  .command("set-default")
+  .description("make a registered version the default of new submissions")
+  .argument("<version>", "model version name")
+  .action(async (version: string) => {
+    await withDb(async (db) => {
+      if (!(await setDefaultModel(db, version))) throw new Error(`no model version ${version}`);
+      out(`model ${version} is the default`);
     });
   });
 models
@@ -203,11 +234,14 @@ models
     await withDb(async (db) => {
       const rows = (await listModels(db)).map((m) => ({
         version: m.version,
+        scoring: scoringOf(m.manifest),
         default: m.is_default,
         created_at: m.created_at.toISOString(),
       }));
       if (o.json) out(JSON.stringify(rows));
-      else for (const m of rows) out(`${m.version}${m.default ? "  (default)" : ""}  ${m.created_at}`);
+      else
+        for (const m of rows)
+          out(`${m.version}  scoring ${m.scoring}${m.default ? "  (default)" : ""}  ${m.created_at}`);
     });
   });
 

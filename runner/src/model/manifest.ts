@@ -3,6 +3,7 @@
  * of the files of an immutable model version.
  */
 import { z } from "zod";
+import { SCORING_VERSIONS } from "@causeway/contract";
 
 /** Bump when the stored bundle layout changes, so caches keyed on it are rebuilt. */
 export const BUNDLE_FORMAT = 1;
@@ -13,7 +14,7 @@ export const DEFAULT_MAX_PATH_LENGTH = 6;
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** How target scores are computed from a bundle: model v1 (model.md §7) or v2 (runner/docs/model-v2.md). */
-export const SCORING_VERSIONS = ["v1", "v2"] as const;
+export { SCORING_VERSIONS } from "@causeway/contract";
 
 /** Schema of model_manifest.json. */
 export const ModelManifest = z.object({

@@ -3,8 +3,8 @@
  * v1 when absent); v1 and v2 read the same influence bundle, so a v2 version is a v1 bundle
  * whose manifest says `"scoring": "v2"`.
  */
-import { z } from "zod";
-import { SCORING_VERSIONS, V1_WALK, type WalkParams } from "../model/index.ts";
+import { ScoringVersion } from "@causeway/contract";
+import { V1_WALK, type WalkParams } from "../model/index.ts";
 import type { ScoreTargetsResult } from "./score-targets.ts";
 import { scoreTargets } from "./score-targets.ts";
 import {
@@ -14,8 +14,7 @@ import {
   type V2Settings,
 } from "./score-targets-v2.ts";
 
-export const ScoringVersion = z.enum(SCORING_VERSIONS);
-export type ScoringVersion = z.infer<typeof ScoringVersion>;
+export { ScoringVersion };
 
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
