@@ -3,7 +3,7 @@
  * data directory, then next to a running server through the published PGlite socket.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -28,12 +28,27 @@ afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 describe("admin CLI (embedded)", () => {
   let firstAccount = "";
 
-  // Opening the PGlite directory without a server (initdb on first use) takes several seconds.
   it(
-    "creates an account with --json: the last stdout line is exactly the documented object",
+    "refuses to create a database in a data directory that has none, naming the directory and --init",
     { timeout: 180_000 },
     async () => {
-      const { stdout } = await admin(
+      const refused = await admin("accounts", "create", "--name", "alice", "--tier", "external").catch(
+        (e: { stderr: string; stdout: string; code: number }) => e,
+      );
+      expect((refused as { code: number }).code).toBe(1);
+      expect((refused as { stderr: string }).stderr).toContain(`no causeway database in ${dataDir}`);
+      expect((refused as { stderr: string }).stderr).toContain("--init");
+      expect((refused as { stdout: string }).stdout).toBe("");
+      await expect(readdir(dataDir)).resolves.toEqual([]);
+    },
+  );
+
+  // Opening the PGlite directory without a server (initdb on first use) takes several seconds.
+  it(
+    "creates an account with --init --json: the last stdout line is exactly the documented object",
+    { timeout: 180_000 },
+    async () => {
+      const { stdout, stderr } = await admin(
         "accounts",
         "create",
         "--name",
@@ -43,7 +58,9 @@ describe("admin CLI (embedded)", () => {
         "--quota",
         "5",
         "--json",
+        "--init",
       );
+      expect(stderr).toContain(`admin: database embedded in ${dataDir}, opened directly`);
       const last = stdout.trimEnd().split("\n").at(-1)!;
       expect(last).toMatch(/^\{"account_id": "[0-9a-f-]{36}", "api_key": "cw_[A-Za-z0-9_-]{43}"\}$/);
       firstAccount = JSON.parse(last).account_id;
@@ -86,7 +103,11 @@ describe("admin CLI (embedded)", () => {
       "lists accounts, issues, lists and revokes keys, sets quotas, migrates",
       { timeout: 180_000 },
       async () => {
-        expect((await admin("accounts", "list")).stdout).toContain("alice");
+        const listed = await admin("accounts", "list");
+        expect(listed.stdout).toContain("alice");
+        expect(listed.stderr).toMatch(
+          /^admin: database embedded in .*, through the running server \(pid \d+/,
+        );
         const key = JSON.parse(
           (await admin("keys", "create", "--account", firstAccount, "--json")).stdout
             .trim()

@@ -15,6 +15,8 @@ const AddressFile = z.object({ host: z.string(), port: z.number().int(), pid: z.
 export type EmbeddedAddress = z.infer<typeof AddressFile>;
 
 export const ADDRESS_FILE = "pglite.json";
+/** The PGlite directory inside the data directory. */
+export const EMBEDDED_PGDATA = "pgdata";
 
 /** A running embedded database: where to connect and how to stop it. */
 export interface EmbeddedPostgres {
@@ -39,7 +41,7 @@ export async function startEmbeddedPostgres(options: {
     if (running && running.pid !== process.pid) {
       throw new Error(`another causeway process (pid ${running.pid}) is using ${options.dataDir}`);
     }
-    dbPath = join(options.dataDir, "pgdata");
+    dbPath = join(options.dataDir, EMBEDDED_PGDATA);
   }
   const db = await PGlite.create(dbPath);
   const server = new PGLiteSocketServer({
