@@ -163,7 +163,7 @@ describe("typed calls and errors", () => {
       .listPredictions({ cursor: "garbage" })
       .catch((e: unknown) => e)) as CausewayError;
     expect(invalid.code).toBe("validation_error");
-    expect(invalid.message).toBe("query.cursor: invalid cursor");
+    expect(invalid.message).toMatch(/^query.cursor: /);
     const bad = new CausewayClient({ baseUrl: base, apiKey: "cw_wrong", requestsPerMinute: 1000 });
     expect(((await bad.getQuota().catch((e: unknown) => e)) as CausewayError).code).toBe("unauthorized");
   });

@@ -79,13 +79,11 @@ function predictionCreateBody(formRef: string): Json {
             { $ref: formRef },
             {
               description: "Exactly one input shape: the merged file, or the split pair with its DEGs.",
+              // Without `not`: Schemathesis cannot evaluate it over binary parts. A body with
+              // both shapes still matches both branches, which oneOf rejects.
               oneOf: [
-                {
-                  title: "merged",
-                  required: ["dataset"],
-                  not: { anyOf: split.map((f) => ({ required: [f] })) },
-                },
-                { title: "split", required: split, not: { required: ["dataset"] } },
+                { title: "merged", required: ["dataset"] },
+                { title: "split", required: split },
               ],
             },
             {

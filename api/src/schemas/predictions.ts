@@ -79,13 +79,12 @@ export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
   cursor: z
     .string()
-    .min(1)
-    .max(512)
+    .regex(/^[A-Za-z0-9_-]{32}$/)
     .optional()
     .meta({
       description:
         "Opaque page token: the next_cursor of the previous page, passed back unchanged. " +
-        "Any other value is answered 422 (loc query.cursor).",
+        "A value of another shape is answered 422 (loc query.cursor).",
     }),
 });
 
@@ -192,17 +191,19 @@ export const PredictionForm = z.object({
 export type PredictionForm = z.infer<typeof PredictionForm>;
 
 /** The degs field: a JSON array of 1..20,000 gene symbols. */
-export const DegList = z.array(z.string().min(1).max(64)).min(1).max(20_000);
+export const MAX_DEGS = 20_000;
+export const DegList = z.array(z.string().min(1).max(64)).min(1).max(MAX_DEGS);
 
 const binary = (description: string) => z.string().meta({ format: "binary", description });
 
 /**
  * Every field of the multipart body of POST /v1/predictions as clients send it (defaults are
  * not required). The choice between the merged and the split input shape is not expressible
- * in zod on a multipart body; plugins/openapi-form.ts adds it around this component.
+ * in zod on a multipart body; plugins/openapi-document.ts adds it around this component. No
+ * other field is documented (the server ignores a few unknown ones, as form handlers do).
  */
 export const PredictionCreateForm = z
-  .object({
+  .strictObject({
     dataset: binary("merged shape: one .h5ad file").optional(),
     dataset_control: binary("split shape: control .h5ad").optional(),
     dataset_pert: binary("split shape: perturbed .h5ad").optional(),
