@@ -5,8 +5,10 @@
  * explained in schemathesis/schemathesis.toml.
  */
 import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../shared-data.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
@@ -15,6 +17,7 @@ import { ensurePythonTools, type PythonTools } from "./python-tools.ts";
 const exec = promisify(execFile);
 let server: EmbeddedServer;
 let tools: PythonTools;
+let work: string;
 
 beforeAll(async () => {
   [server, tools] = await Promise.all([
@@ -28,9 +31,14 @@ beforeAll(async () => {
     }),
     ensurePythonTools(),
   ]);
+  // Schemathesis keeps its example database in the working directory.
+  work = await mkdtemp(join(tmpdir(), "causeway-schemathesis-"));
 }, 600_000);
 
-afterAll(async () => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
 
 describe("Schemathesis", () => {
   it("finds no failure with every check enabled", async () => {
@@ -51,6 +59,7 @@ describe("Schemathesis", () => {
       "1",
     ];
     const result = await exec(tools.bin("schemathesis"), args, {
+      cwd: work,
       env: { ...process.env, NO_COLOR: "1", SCHEMATHESIS_HOOKS: "" },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 540_000,

@@ -13,6 +13,7 @@ import { findRunningServer } from "../db/embedded.ts";
 
 const run = promisify(execFile);
 let dataDir: string;
+let runtimeDir: string;
 let env: NodeJS.ProcessEnv;
 
 async function admin(...args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -21,9 +22,20 @@ async function admin(...args: string[]): Promise<{ stdout: string; stderr: strin
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "causeway-cli-"));
-  env = { PATH: process.env.PATH, HOME: process.env.HOME, CAUSEWAY_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
+  // Its own runtime directory: servers of other tests must not be found by this one's CLI.
+  runtimeDir = await mkdtemp(join(tmpdir(), "causeway-cli-run-"));
+  env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CAUSEWAY_DATA_DIR: dataDir,
+    XDG_RUNTIME_DIR: runtimeDir,
+    LOG_LEVEL: "silent",
+  };
 });
-afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(runtimeDir, { recursive: true, force: true });
+});
 
 describe("admin CLI (embedded)", () => {
   let firstAccount = "";
@@ -140,6 +152,28 @@ describe("admin CLI (embedded)", () => {
         expect(await findRunningServer(dataDir)).not.toBeNull();
       },
     );
+
+    it("pointed at an empty data directory, finds the running server's database and says so", async () => {
+      const elsewhere = await mkdtemp(join(tmpdir(), "causeway-cli-other-"));
+      try {
+        const { stdout, stderr } = await run(
+          process.execPath,
+          ["api/src/admin/cli.ts", "accounts", "create", "--name", "carol", "--tier", "internal", "--json"],
+          { cwd: REPO_ROOT, env: { ...env, CAUSEWAY_DATA_DIR: elsewhere }, timeout: 170_000 },
+        );
+        expect(stderr).toContain(
+          `admin: no database in ${elsewhere} (CAUSEWAY_DATA_DIR); using the running server's in ${dataDir}`,
+        );
+        const { api_key } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/usage/predictions/quota`, {
+          headers: { "x-api-key": api_key },
+        });
+        expect(res.status).toBe(200);
+        await expect(readdir(elsewhere)).resolves.toEqual([]);
+      } finally {
+        await rm(elsewhere, { recursive: true, force: true });
+      }
+    });
 
     it("creates an account through the server's socket, usable at once", async () => {
       const { stdout } = await admin("accounts", "create", "--name", "bob", "--tier", "internal", "--json");

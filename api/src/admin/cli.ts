@@ -20,7 +20,7 @@ import {
   type Tier,
 } from "../db/accounts.ts";
 import { Database } from "../db/database.ts";
-import { EMBEDDED_PGDATA, findRunningServer } from "../db/embedded.ts";
+import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { listModels } from "../db/models.ts";
 import { runnerPieces } from "../runner-pieces.ts";
@@ -36,7 +36,8 @@ const err = (line: string) => process.stderr.write(line + "\n");
  * error. In embedded mode it goes through the running server's socket; without a server it
  * opens the data directory itself, but never creates a new database there unless `--init`
  * asks for it: a mistyped CAUSEWAY_DATA_DIR would otherwise split the accounts silently into
- * a database no server reads.
+ * a database no server reads. Pointed at an empty directory while one embedded server runs
+ * elsewhere, it uses that server's database and says so.
  */
 async function connect(config: Config, init: boolean): Promise<Database> {
   if (config.database.kind === "postgres") {
@@ -59,6 +60,27 @@ async function connect(config: Config, init: boolean): Promise<Database> {
   }
   const exists = existsSync(join(config.dataDir, EMBEDDED_PGDATA, "PG_VERSION"));
   if (!exists && !init) {
+    // The usual cause is a data directory other than the server's: find the server that runs.
+    const others = await listRunningServers();
+    if (others.length === 1) {
+      const [other] = others;
+      err(
+        `admin: no database in ${config.dataDir} (CAUSEWAY_DATA_DIR); using the running server's in ${other!.dataDir} (pid ${other!.pid})`,
+      );
+      return new Database({
+        host: other!.host,
+        port: other!.port,
+        user: "postgres",
+        database: "postgres",
+        max: 1,
+      });
+    }
+    if (others.length > 1)
+      throw new AdminError(
+        `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR), and several servers run: ` +
+          others.map((o) => `${o.dataDir} (pid ${o.pid})`).join(", ") +
+          ". Set CAUSEWAY_DATA_DIR to one of them, or pass --init to create a new, empty database.",
+      );
     throw new AdminError(
       `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR) and no server running on it. ` +
         "Set CAUSEWAY_DATA_DIR to the server's data directory (or DATABASE_URL to its PostgreSQL), " +
