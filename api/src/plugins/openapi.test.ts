@@ -7,9 +7,8 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../testing/helper.ts";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed document
 let t: TestApp;
-let doc: Json;
+let doc: unknown;
 let key: string;
 
 beforeAll(async () => {
@@ -19,8 +18,21 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => t.close());
 
-const schemas = () => doc.components.schemas as Record<string, Json>;
-const resolve = (s: Json): Json => (s.$ref ? schemas()[s.$ref.split("/").pop()]! : s);
+/** The value at a path of the parsed document; undefined when absent. */
+const at = (value: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>(
+    (v, k) => (v !== null && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined),
+    value,
+  );
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" ? (v as Record<string, unknown>) : {};
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const schemas = () => obj(at(doc, "components", "schemas"));
+const resolve = (s: unknown): unknown => {
+  const ref = at(s, "$ref");
+  return typeof ref === "string" ? schemas()[ref.split("/").pop()!] : s;
+};
+const operations = () => Object.values(obj(at(doc, "paths"))).flatMap((item) => Object.values(obj(item)));
 
 describe("the OpenAPI document", () => {
   it("has one component per schema, every one referenced, none an Input twin", () => {
@@ -35,17 +47,30 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes POST /v1/predictions as the input form: defaults not required, files binary, merged or split", () => {
-    const media = doc.paths["/v1/predictions"].post.requestBody.content["multipart/form-data"];
-    expect(media.encoding.degs.contentType).toBe("application/json");
-    const [formRef, shapes, rule] = media.schema.allOf as Json[];
-    const form = resolve(formRef!);
-    expect(form.required ?? []).toEqual([]);
+    const media = at(
+      doc,
+      "paths",
+      "/v1/predictions",
+      "post",
+      "requestBody",
+      "content",
+      "multipart/form-data",
+    );
+    expect(at(media, "encoding", "degs", "contentType")).toBe("application/json");
+    const [formRef, shapes, rule] = arr(at(media, "schema", "allOf"));
+    const form = resolve(formRef);
+    expect(at(form, "required") ?? []).toEqual([]);
+    expect(at(form, "additionalProperties")).toBe(false);
     for (const f of ["dataset", "dataset_control", "dataset_pert"])
-      expect(form.properties[f]).toMatchObject({ type: "string", format: "binary" });
-    expect(form.properties.job_type).toMatchObject({ default: "target_id" });
-    expect(form.properties.top_n_causal_degs).toMatchObject({ default: 1000, minimum: 1, maximum: 100000 });
-    expect(form.properties.degs).toMatchObject({ type: "array", items: { type: "string" } });
-    expect(shapes!.oneOf.map((s: Json) => s.title)).toEqual(["merged", "split"]);
+      expect(at(form, "properties", f)).toMatchObject({ type: "string", format: "binary" });
+    expect(at(form, "properties", "job_type")).toMatchObject({ default: "target_id" });
+    expect(at(form, "properties", "top_n_causal_degs")).toMatchObject({
+      default: 1000,
+      minimum: 1,
+      maximum: 100000,
+    });
+    expect(at(form, "properties", "degs")).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(arr(at(shapes, "oneOf")).map((s) => at(s, "title"))).toEqual(["merged", "split"]);
 
     // The composed schema accepts exactly the shapes the server accepts.
     const ajv = new Ajv({ strict: false });
@@ -63,40 +88,34 @@ describe("the OpenAPI document", () => {
 
   it("uses the input view of JSON bodies: defaults are not required", () => {
     const body = resolve(
-      doc.paths["/v1/causal-analysis"].post.requestBody.content["application/json"].schema,
+      at(doc, "paths", "/v1/causal-analysis", "post", "requestBody", "content", "application/json", "schema"),
     );
-    expect(body.required.sort()).toEqual(["prediction_id", "target"]);
+    expect(arr(at(body, "required")).sort()).toEqual(["prediction_id", "target"]);
   });
 
   it("links each 202 to the routes that read what it created", () => {
-    const links = doc.paths["/v1/predictions"].post.responses["202"].links;
+    const links = obj(at(doc, "paths", "/v1/predictions", "post", "responses", "202", "links"));
     expect(links.GetPrediction).toEqual({
       operationId: "getPrediction",
       parameters: { prediction_id: "$response.body#/prediction_id" },
     });
-    const ids = new Set(
-      Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((item) =>
-        Object.values(item).map((op) => op.operationId),
-      ),
-    );
+    const ids = new Set(operations().map((op) => at(op, "operationId")));
     expect(ids.size).toBe(14);
-    for (const link of Object.values({
-      ...links,
-      ...doc.paths["/v1/causal-analysis"].post.responses["202"].links,
-    }) as Json[])
-      expect(ids).toContain(link.operationId);
+    const causal = obj(at(doc, "paths", "/v1/causal-analysis", "post", "responses", "202", "links"));
+    for (const link of Object.values({ ...links, ...causal })) expect(ids).toContain(at(link, "operationId"));
   });
 
   it("documents the cursor as an opaque token and 400/403/413 answers", () => {
-    const cursor = doc.paths["/v1/predictions"].get.parameters.find((p: Json) => p.name === "cursor");
-    expect(cursor.schema.description ?? cursor.description).toMatch(/[Oo]paque/);
-    for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>))
-      for (const op of Object.values(item)) {
-        expect(op.responses).toHaveProperty("400");
-        expect(op.responses["403"].content).toHaveProperty("text/html");
-      }
-    expect(doc.paths["/v1/predictions"].post.responses).toHaveProperty("413");
-    expect(doc.components.responses.MethodNotAllowed.headers).toHaveProperty("Allow");
+    const cursor = arr(at(doc, "paths", "/v1/predictions", "get", "parameters")).find(
+      (p) => at(p, "name") === "cursor",
+    );
+    expect(at(cursor, "schema", "description") ?? at(cursor, "description")).toMatch(/[Oo]paque/);
+    for (const op of operations()) {
+      expect(at(op, "responses")).toHaveProperty("400");
+      expect(at(op, "responses", "403", "content")).toHaveProperty("text/html");
+    }
+    expect(at(doc, "paths", "/v1/predictions", "post", "responses")).toHaveProperty("413");
+    expect(at(doc, "components", "responses", "MethodNotAllowed", "headers")).toHaveProperty("Allow");
   });
 });
 
