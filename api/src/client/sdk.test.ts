@@ -5,10 +5,11 @@
  * client-side validation of submissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../testing/helper.ts";
+import { buildTestApp, completeJob, submit, validationArtifacts, type TestApp } from "../testing/helper.ts";
 import { CausewayError } from "./errors.ts";
 import { backoffMs, RequestBudget, retryAfterMs } from "./pacing.ts";
 import { CausewayClient, type ClientOptions } from "./sdk.ts";
+import { waitForPrediction, type Progress } from "./wait.ts";
 
 let t: TestApp;
 let base: string;
@@ -166,6 +167,55 @@ describe("typed calls and errors", () => {
     expect(invalid.message).toMatch(/^query.cursor: /);
     const bad = new CausewayClient({ baseUrl: base, apiKey: "cw_wrong", requestsPerMinute: 1000 });
     expect(((await bad.getQuota().catch((e: unknown) => e)) as CausewayError).code).toBe("unauthorized");
+  });
+});
+
+describe("waiting", () => {
+  it("polls within the edge limit, backs off while nothing moves, reports each change", async () => {
+    freshWindow();
+    const statuses: number[] = [];
+    // The client's budget is the server's edge limit (EDGE a minute): its polls are never blocked.
+    const { sdk } = client({
+      requestsPerMinute: EDGE,
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        statuses.push(res.status);
+        return res;
+      },
+    });
+    const id = await submit(t, key);
+    const seen: Progress[] = [];
+    const waits: number[] = [];
+    const final = await waitForPrediction(sdk, id, {
+      onProgress: (p) => seen.push(p),
+      maxIntervalMs: 60_000,
+      sleep: async (ms) => {
+        waits.push(ms);
+        t.clock.advance(ms);
+        // The runner reports once, later finishes; in between the status stays the same.
+        if (waits.length === 3)
+          await t.callback({
+            job_id: id,
+            kind: "prediction",
+            attempt: "local-1",
+            seq: 0,
+            status: "processing",
+            processing_step: "model_loaded",
+            progress_pct: 45,
+          });
+        if (waits.length === 8) await completeJob(t, "prediction", id, validationArtifacts());
+      },
+    });
+    expect(final.status).toBe("completed");
+    expect(seen.map((p) => `${p.status}:${p.processing_step ?? "-"}:${p.progress_pct ?? "-"}`)).toEqual([
+      "pending:-:-",
+      "processing:model_loaded:45",
+      "completed:results_uploaded:100",
+    ]);
+    // 60 s / EDGE apart at least; half as long again while nothing changes, up to the ceiling;
+    // back to the steady rate when progress moves.
+    expect(waits).toEqual([15_000, 22_500, 33_750, 15_000, 22_500, 33_750, 50_625, 60_000]);
+    expect(statuses.every((s) => s === 200)).toBe(true);
   });
 });
 
