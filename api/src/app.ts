@@ -75,6 +75,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     connectionTimeout: config.requestTimeoutSeconds * 1000,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
+    // Valid JSON with a "__proto__" or "constructor" key loses that key instead of failing to parse.
+    onProtoPoisoning: "remove",
+    onConstructorPoisoning: "remove",
     // Download tokens are path parameters of ~300 characters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   });

@@ -27,6 +27,11 @@ export const JobTypeNotAllowed = createError(
   "This account may only submit job_type=target_validation.",
   403,
 );
+export const MethodNotAllowed = createError(
+  "method_not_allowed",
+  "This method is not allowed on this path; the Allow header lists the allowed ones.",
+  405,
+);
 export const PayloadTooLarge = createError("payload_too_large", "%s", 413);
 export const ServiceUnavailable = createError(
   "service_unavailable",
@@ -43,6 +48,7 @@ export const SERVICE_CODES = new Set([
   "inflight_limit",
   "external_prediction_quota_exceeded",
   "job_type_not_allowed",
+  "method_not_allowed",
   "payload_too_large",
   "service_unavailable",
   "internal_error",

@@ -46,12 +46,20 @@ closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
 });
 
 await app.listen({ port: config.port, host: config.host });
+const bound = app.server.address();
+const port = bound !== null && typeof bound === "object" ? bound.port : config.port;
+// 0.0.0.0 and :: are every interface, not an address a client can use: say so.
+const where =
+  config.host === "0.0.0.0" || config.host === "::"
+    ? `all interfaces (${config.host}) on port ${port}`
+    : `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
 logger.info(
   {
     database: config.database.kind,
     limits: config.redisUrl ? "redis" : "memory",
     storage: config.storage.kind,
     dispatch: config.dispatch.kind,
+    publicUrl: config.publicUrl,
   },
-  `causeway API listening on ${config.publicUrl}`,
+  `causeway API listening on ${where}`,
 );

@@ -6,7 +6,6 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +13,7 @@ import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
+import { freePort } from "./embedded-server.ts";
 
 const exec = promisify(execFile);
 const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
@@ -23,17 +23,6 @@ let server: ChildProcess;
 let dataDir: string;
 let base: string;
 let serverLog = "";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const env = (): NodeJS.ProcessEnv => ({
   ...process.env,

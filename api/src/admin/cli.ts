@@ -5,6 +5,8 @@
  * Keys are printed once; only their SHA-256 is stored.
  */
 import { Command, InvalidArgumentError } from "commander";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "../config.ts";
 import { resolveCallbackSecret } from "../context/callback-secret.ts";
 import { openDatabase } from "../context/open-database.ts";
@@ -19,7 +21,7 @@ import {
   type Tier,
 } from "../db/accounts.ts";
 import { Database } from "../db/database.ts";
-import { findRunningServer } from "../db/embedded.ts";
+import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { listModels, setDefaultModel } from "../db/models.ts";
 import { ScoringVersion } from "@causeway/contract";
@@ -31,29 +33,76 @@ import { openObjectStore } from "../context/open-object-store.ts";
 const out = (line: string) => process.stdout.write(line + "\n");
 const err = (line: string) => process.stderr.write(line + "\n");
 
-/** Opens the database the server uses, whichever mode it is in. */
-async function connect(config: Config): Promise<Database> {
-  if (config.database.kind === "embedded") {
-    const running = await findRunningServer(config.dataDir);
-    if (running) {
+/**
+ * Opens the database the server uses, whichever mode it is in, and says which on standard
+ * error. In embedded mode it goes through the running server's socket; without a server it
+ * opens the data directory itself, but never creates a new database there unless `--init`
+ * asks for it: a mistyped CAUSEWAY_DATA_DIR would otherwise split the accounts silently into
+ * a database no server reads. Pointed at an empty directory while one embedded server runs
+ * elsewhere, it uses that server's database and says so.
+ */
+async function connect(config: Config, init: boolean): Promise<Database> {
+  if (config.database.kind === "postgres") {
+    const u = new URL(config.database.url);
+    err(`admin: database PostgreSQL ${u.hostname}${u.port ? `:${u.port}` : ""}${u.pathname} (DATABASE_URL)`);
+    return openDatabase(config);
+  }
+  const running = await findRunningServer(config.dataDir);
+  if (running) {
+    err(
+      `admin: database embedded in ${config.dataDir}, through the running server (pid ${running.pid}, ${running.host}:${running.port})`,
+    );
+    return new Database({
+      host: running.host,
+      port: running.port,
+      user: "postgres",
+      database: "postgres",
+      max: 1,
+    });
+  }
+  const exists = existsSync(join(config.dataDir, EMBEDDED_PGDATA, "PG_VERSION"));
+  if (!exists && !init) {
+    // The usual cause is a data directory other than the server's: find the server that runs.
+    const others = await listRunningServers();
+    if (others.length === 1) {
+      const [other] = others;
+      err(
+        `admin: no database in ${config.dataDir} (CAUSEWAY_DATA_DIR); using the running server's in ${other!.dataDir} (pid ${other!.pid})`,
+      );
       return new Database({
-        host: running.host,
-        port: running.port,
+        host: other!.host,
+        port: other!.port,
         user: "postgres",
         database: "postgres",
         max: 1,
       });
     }
-    const db = await openDatabase(config);
-    await migrate(db);
-    return db;
+    if (others.length > 1)
+      throw new AdminError(
+        `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR), and several servers run: ` +
+          others.map((o) => `${o.dataDir} (pid ${o.pid})`).join(", ") +
+          ". Set CAUSEWAY_DATA_DIR to one of them, or pass --init to create a new, empty database.",
+      );
+    throw new AdminError(
+      `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR) and no server running on it. ` +
+        "Set CAUSEWAY_DATA_DIR to the server's data directory (or DATABASE_URL to its PostgreSQL), " +
+        "or pass --init to create a new, empty database there.",
+    );
   }
-  return openDatabase(config);
+  err(
+    `admin: database embedded in ${config.dataDir}, opened directly (no server running on it)${exists ? "" : "; created by --init"}`,
+  );
+  const db = await openDatabase(config);
+  await migrate(db);
+  return db;
 }
+
+/** A refusal the user can act on: printed as one line, exit status 1. */
+class AdminError extends Error {}
 
 async function withDb<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await connect(config);
+  const db = await connect(config, program.opts<{ init?: boolean }>().init === true);
   try {
     return await fn(db, config);
   } finally {
@@ -76,7 +125,10 @@ const uuid = (v: string): string => {
   return v.toLowerCase();
 };
 
-const program = new Command("admin").description("causeway administration").showHelpAfterError();
+const program = new Command("admin")
+  .description("causeway administration")
+  .option("--init", "embedded mode: create the database when the data directory has none")
+  .showHelpAfterError();
 
 const accounts = program.command("accounts").description("accounts and their first key");
 accounts
