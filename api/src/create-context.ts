@@ -18,6 +18,7 @@ import { LocalExecutor } from "./dispatch/local-executor.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
+import { StatusDocuments } from "./services/status-documents.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { openObjectStore, runnerStorageEnv } from "./plugins/storage.ts";
 import { openDatabase, resolveCallbackSecret } from "./plugins/db.ts";
@@ -50,6 +51,13 @@ export async function createContext(
   const store = o.store ?? openObjectStore(config, tokens);
   const now = o.now ?? (() => new Date());
   let dispatcher: Dispatcher | undefined = o.dispatcher;
+  const statusDocuments = new StatusDocuments({
+    store,
+    db,
+    presignTtlSeconds: config.presignTtlSeconds,
+    now,
+    log,
+  });
   const jobs = new JobService({
     config,
     db,
@@ -58,6 +66,7 @@ export async function createContext(
     log,
     dispatcher: () => dispatcher!,
     onFinished: o.onJobFinished,
+    onPredictionCompleted: (id) => statusDocuments.completed(id),
     cancel: (id) => {
       if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
     },
@@ -96,6 +105,7 @@ export async function createContext(
     dispatcher,
     runner: o.runner ?? runnerPieces,
     jobs,
+    statusDocuments,
     callbackSecret,
     now,
     newId: o.newId ?? randomUUID,
@@ -107,6 +117,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   ctx.jobs.stopSweeper();
   await ctx.dispatcher.close();
   await ctx.runner.close();
+  await ctx.statusDocuments.close();
   await ctx.limits.close();
   await ctx.db.close();
 }

@@ -33,6 +33,8 @@ export interface JobServiceDeps {
   cancel?: (jobId: string) => void;
   /** Called once per job when it reaches a terminal state (metrics hook). */
   onFinished?: (kind: JobKind, jobId: string) => void;
+  /** Called once when a prediction completes (stores its status body); never throws. */
+  onPredictionCompleted?: (predictionId: string) => Promise<void>;
 }
 
 export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
@@ -109,6 +111,8 @@ export class JobService {
       await observeJobFinished(db, cb.kind, result.id, (err) =>
         this.deps.log.warn({ err }, "job metrics not recorded"),
       );
+    if (result?.status === "completed" && cb.kind === "prediction")
+      void this.deps.onPredictionCompleted?.(result.id);
     const current = result ?? (await this.current(cb.kind, cb.job_id));
     if (!current) return { applied: false, found: false };
     if (current.status === "completed" || current.status === "failed")

@@ -14,7 +14,11 @@ import {
   StatusQuery,
 } from "../../schemas/predictions.ts";
 import { presentPrediction } from "../../services/present.ts";
+import { isDefaultStatusQuery } from "../../services/status-documents.ts";
+import { sendStoredStatus } from "./stored-status-reply.ts";
 import { submitPrediction } from "../../services/submission.ts";
+
+const STATUS_DEFAULTS = StatusQuery.parse({});
 
 const Cursor = z.object({ t: z.number().int(), i: z.uuid() });
 
@@ -93,17 +97,22 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: PredictionStatusResponse, 404: ErrorBody, ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const account = request.account!;
       const p = await getPrediction(ctx.db, account.id, request.params.prediction_id);
       if (!p) throw new NotFound();
       const q = request.query;
+      if (p.status === "completed" && isDefaultStatusQuery(q, STATUS_DEFAULTS)) {
+        const stored = await ctx.statusDocuments.serve(p, account);
+        if (stored) return sendStoredStatus(request, reply, stored);
+      }
       return presentPrediction(p, account, ctx.store, ctx.config.presignTtlSeconds, {
         maxRows: q.max_rows,
         maxSourceInfluenceRows: q.max_source_influence_rows,
         maxColumns: q.max_columns,
         target: q.target,
         withResults: true,
+        links: (files) => ctx.statusDocuments.signedLinks(p.id, files),
       });
     },
   );
