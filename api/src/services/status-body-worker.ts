@@ -6,6 +6,7 @@
  * other request (and runner callbacks) for a third of a second.
  */
 import { createHash } from "node:crypto";
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { Readable } from "node:stream";
 import { ObjectNotFound, type ObjectStore } from "../../../runner/src/storage/index.ts";
@@ -85,6 +86,14 @@ async function render(req: RenderRequest): Promise<RenderResponse> {
   const bytes = new TextEncoder().encode(JSON.stringify(encoded.data));
   const etag = createHash("sha256").update(bytes).digest("base64url").slice(0, 32);
   return { id: req.id, ok: true, body: bytes, etag };
+}
+
+// Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,
+// setpriority(0) applies to the calling thread only: this worker, not the API's event loop.
+try {
+  setPriority(19);
+} catch {
+  // Not permitted here: run at normal priority.
 }
 
 parentPort?.on("message", (req: RenderRequest) => {
