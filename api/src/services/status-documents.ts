@@ -60,7 +60,10 @@ export interface StatusDocumentsDeps {
   presignTtlSeconds: number;
   now: () => Date;
   log: FastifyBaseLogger;
-  /** Bytes of stored bodies kept in memory (least recently used dropped first). */
+  /**
+   * Bytes of stored bodies kept in memory (least recently used dropped first); each body may
+   * also hold a copy with its links and a gzipped copy, so memory use is up to about twice this.
+   */
   cacheBytes?: number;
 }
 
@@ -271,7 +274,7 @@ export class StatusDocuments {
     this.cache.delete(id);
     this.cache.set(id, doc);
     this.cachedBytes += doc.body.length;
-    const budget = this.deps.cacheBytes ?? 256 * 1024 * 1024;
+    const budget = this.deps.cacheBytes ?? 128 * 1024 * 1024;
     for (const [key, d] of this.cache) {
       if (this.cachedBytes <= budget || key === id) break;
       this.cache.delete(key);
