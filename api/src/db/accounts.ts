@@ -6,6 +6,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { accountCacheOf } from "./account-cache.ts";
 import type { Queryable } from "./database.ts";
+import { forgetQuota } from "./quota-cache.ts";
 
 export type Tier = "external" | "internal";
 
@@ -108,6 +109,7 @@ export async function setQuota(db: Queryable, accountId: string, total: number |
     accountId,
     total,
   ]);
+  forgetQuota(db, accountId);
   return rowCount === 1;
 }
 
@@ -166,6 +168,7 @@ export async function consumeQuota(db: Queryable, accountId: string, defaultQuot
       WHERE id = $1 AND quota_consumed < COALESCE(quota_total, $2::int)`,
     [accountId, defaultQuota],
   );
+  forgetQuota(db, accountId);
   return rowCount === 1;
 }
 
@@ -175,4 +178,5 @@ export async function refundQuota(db: Queryable, accountId: string): Promise<voi
     `UPDATE accounts SET quota_consumed = quota_consumed - 1 WHERE id = $1 AND quota_consumed > 0`,
     [accountId],
   );
+  forgetQuota(db, accountId);
 }

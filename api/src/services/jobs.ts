@@ -18,6 +18,7 @@ import {
   type ResultFileMap,
   type TransitionResult,
 } from "../db/jobs.ts";
+import { forgetQuota } from "../db/quota-cache.ts";
 import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import { limitKeys, type LimitStore } from "../limits/limit-store.ts";
 import { observeJobFinished } from "../observability/job-metrics.ts";
@@ -155,6 +156,7 @@ export class JobService {
   private async afterFinish(kind: JobKind, job: TransitionResult, transitioned: boolean): Promise<void> {
     if (transitioned) this.deps.onFinished?.(kind, job.id);
     if (kind !== "prediction") return;
+    forgetQuota(this.deps.db, job.account_id); // a failure may have given a unit back
     await this.deps.limits
       .release(limitKeys.inflight(job.account_id), job.id)
       .catch((err: unknown) => this.deps.log.warn({ err }, "could not release in-flight reservation"));
