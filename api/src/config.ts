@@ -54,6 +54,10 @@ export const ConfigEnv = z.object({
   CAUSEWAY_DISPATCH: z.enum(["local", "kubernetes"]).default("local"),
   CAUSEWAY_EXECUTOR_CONCURRENCY: int(1, 64).default(2),
   CAUSEWAY_RUNNER_ENTRY: z.string().min(1).default("runner/src/main.ts"),
+  /** Local executor: warm, long-lived runner processes (one per slot) instead of one per job. */
+  CAUSEWAY_RUNNER_POOL: bool.default(true),
+  /** A warm runner is replaced after this many jobs. */
+  CAUSEWAY_RUNNER_RECYCLE_JOBS: int(1, 100_000).default(50),
   /** A job with no callback for this long is failed with job_stalled. */
   CAUSEWAY_JOB_STALL_SECONDS: int(10, 7 * 24 * 3600).default(3600),
   CAUSEWAY_SWEEP_INTERVAL_SECONDS: int(1, 3600).default(30),
@@ -153,7 +157,12 @@ export interface Config {
         secretAccessKey: string | undefined;
       };
   presignTtlSeconds: number;
-  dispatch: { kind: "local" | "kubernetes"; concurrency: number; runnerEntry: string };
+  dispatch: {
+    kind: "local" | "kubernetes";
+    concurrency: number;
+    runnerEntry: string;
+    pool: { enabled: boolean; recycleJobs: number };
+  };
   jobStallSeconds: number;
   sweepIntervalSeconds: number;
   model: ConfiguredModels;
@@ -238,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       kind: e.CAUSEWAY_DISPATCH,
       concurrency: e.CAUSEWAY_EXECUTOR_CONCURRENCY,
       runnerEntry: resolve(e.CAUSEWAY_RUNNER_ENTRY),
+      pool: { enabled: e.CAUSEWAY_RUNNER_POOL, recycleJobs: e.CAUSEWAY_RUNNER_RECYCLE_JOBS },
     },
     jobStallSeconds: e.CAUSEWAY_JOB_STALL_SECONDS,
     sweepIntervalSeconds: e.CAUSEWAY_SWEEP_INTERVAL_SECONDS,

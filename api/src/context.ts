@@ -11,6 +11,7 @@ import type { LimitStore } from "./limits/limit-store.ts";
 import type { RunnerPieces } from "./runner-pieces.ts";
 import type { DownloadTokens } from "./storage/download-tokens.ts";
 import type { JobService } from "./services/jobs.ts";
+import type { StatusDocuments } from "./services/status-documents.ts";
 
 export interface AppContext {
   config: Config;
@@ -21,6 +22,8 @@ export interface AppContext {
   dispatcher: Dispatcher;
   runner: RunnerPieces;
   jobs: JobService;
+  /** Stored status bodies of completed predictions. */
+  statusDocuments: StatusDocuments;
   callbackSecret: string;
   now: () => Date;
   newId: () => string;

@@ -18,6 +18,7 @@ import { LocalExecutor } from "./dispatch/local-executor.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
+import { StatusDocuments } from "./services/status-documents.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
@@ -51,6 +52,13 @@ export async function createContext(
   const store = o.store ?? openObjectStore(config, tokens);
   const now = o.now ?? (() => new Date());
   let dispatcher: Dispatcher | undefined = o.dispatcher;
+  const statusDocuments = new StatusDocuments({
+    store,
+    db,
+    presignTtlSeconds: config.presignTtlSeconds,
+    now,
+    log,
+  });
   const jobs = new JobService({
     config,
     db,
@@ -59,6 +67,7 @@ export async function createContext(
     log,
     dispatcher: () => dispatcher!,
     onFinished: o.onJobFinished,
+    onPredictionCompleted: (id) => statusDocuments.completed(id),
     cancel: (id) => {
       if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
     },
@@ -97,6 +106,7 @@ export async function createContext(
     dispatcher,
     runner: o.runner ?? runnerPieces,
     jobs,
+    statusDocuments,
     callbackSecret,
     now,
     newId: o.newId ?? randomUUID,
@@ -108,6 +118,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   ctx.jobs.stopSweeper();
   await ctx.dispatcher.close();
   await ctx.runner.close();
+  await ctx.statusDocuments.close();
   await ctx.limits.close();
   await ctx.db.close();
 }

@@ -15,3 +15,4 @@ export * from "./callback-client.ts";
 export * from "./resources.ts";
 export * from "./conditions.ts";
 export * from "./scoring-versions.ts";
+export * from "./pool-protocol.ts";

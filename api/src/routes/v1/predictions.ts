@@ -14,12 +14,16 @@ import {
 } from "../../schemas/predictions.ts";
 import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { presentPrediction } from "../../services/present.ts";
+import { isDefaultStatusQuery } from "../../services/status-documents.ts";
+import { sendStoredStatus } from "./stored-status-reply.ts";
 import { submitPrediction } from "../../services/submission.ts";
 import { clientGoneSignal, receiveUpload } from "./prediction-request.ts";
 
 /** Keyset times a cursor may carry: no row is older than 1970 or newer than 9999. */
 const CURSOR_MIN_MS = 0;
 const CURSOR_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const STATUS_DEFAULTS = StatusQuery.parse({});
 
 /**
  * Opaque page cursor: base64url of 24 bytes, the last row's created_at (ms, int64) and id (16
@@ -116,17 +120,22 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: PredictionStatusResponse, 404: ErrorBody, ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const account = request.account!;
       const p = await getPrediction(ctx.db, account.id, request.params.prediction_id);
       if (!p) throw new NotFound();
       const q = request.query;
+      if (p.status === "completed" && isDefaultStatusQuery(q, STATUS_DEFAULTS)) {
+        const stored = await ctx.statusDocuments.serve(p, account);
+        if (stored) return sendStoredStatus(request, reply, stored);
+      }
       return presentPrediction(p, account, ctx.store, ctx.config.presignTtlSeconds, {
         maxRows: q.max_rows,
         maxSourceInfluenceRows: q.max_source_influence_rows,
         maxColumns: q.max_columns,
         target: q.target,
         withResults: true,
+        links: (files) => ctx.statusDocuments.signedLinks(p.id, files),
       });
     },
   );
