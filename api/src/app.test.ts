@@ -109,8 +109,8 @@ describe("OpenAPI", () => {
         "POST /v1/predictions",
       ].sort(),
     );
-    let form = doc.paths["/v1/predictions"].post.requestBody.content["multipart/form-data"].schema;
-    if (form.$ref) form = doc.components.schemas[form.$ref.split("/").pop()];
+    const body = doc.paths["/v1/predictions"].post.requestBody.content["multipart/form-data"].schema;
+    const form = doc.components.schemas[body.allOf[0].$ref.split("/").pop()];
     // Every referenced schema exists.
     for (const ref of JSON.stringify(doc).match(/#\/components\/schemas\/[A-Za-z0-9_]+/g) ?? []) {
       expect(doc.components.schemas).toHaveProperty(ref.split("/").pop()!);

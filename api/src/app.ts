@@ -12,7 +12,7 @@ import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
-import { apiLoggerOptions } from "./observability/logging.ts";
+import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -23,19 +23,15 @@ import { predictionEventRoutes } from "./routes/v1/prediction-events.ts";
 import { predictionRoutes } from "./routes/v1/predictions.ts";
 import { quotaRoutes } from "./routes/v1/quota.ts";
 
-/** Log paths that must never be written: keys, signatures, secrets. */
+/**
+ * Log paths that must never be written: keys, signatures, secrets. Request headers are never
+ * logged (the request serializer writes method, URL and addresses only), except by
+ * @fastify/multipart, which logs busboy's options, headers included, at trace level.
+ */
 export const REDACT_PATHS = [
-  'req.headers["x-api-key"]',
-  "req.headers.authorization",
-  "req.headers.cookie",
-  'req.headers["x-causeway-signature"]',
-  // @fastify/multipart logs busboy's options, request headers included, at trace level.
-  'headers["x-api-key"]',
-  'headers["x-causeway-signature"]',
-  "headers.authorization",
-  '*.headers["x-api-key"]',
-  '*.headers["x-causeway-signature"]',
-  "*.headers.authorization",
+  'busboyOptions.headers["x-api-key"]',
+  'busboyOptions.headers["x-causeway-signature"]',
+  "busboyOptions.headers.authorization",
   "apiKey",
   "api_key",
   "*.apiKey",
@@ -76,6 +72,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     connectionTimeout: config.requestTimeoutSeconds * 1000,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
+    // Valid JSON with a "__proto__" or "constructor" key loses that key instead of failing to parse.
+    onProtoPoisoning: "remove",
+    onConstructorPoisoning: "remove",
+    // One access-log line per request instead of Fastify's two.
+    logController: new AccessLogController(),
     // Download tokens are path parameters of ~300 characters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   });

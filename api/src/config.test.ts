@@ -19,7 +19,19 @@ describe("loadConfig", () => {
       edgeWindowSeconds: 60,
       trustedProxies: [],
     });
-    expect(c.model.version).toBe("v1");
+    expect(c.model.defaultVersion).toBeUndefined();
+    expect(c.model.versions).toEqual([
+      { version: "v1", scoring: "v1" },
+      { version: "v2", scoring: "v2" },
+    ]);
+  });
+
+  it("reads the versions to import as NAME or NAME=SCORING and refuses unknown scorings", () => {
+    expect(loadConfig({ CAUSEWAY_MODEL_VERSIONS: "2026-11=v2, v1" }).model.versions).toEqual([
+      { version: "2026-11", scoring: "v2" },
+      { version: "v1", scoring: "v1" },
+    ]);
+    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v3" })).toThrow(/v3: expected NAME or NAME=v1\|v2/);
   });
 
   it("reports every bad value on its own line, never echoing secrets", () => {

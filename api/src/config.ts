@@ -7,6 +7,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { ScoringVersion } from "@causeway/contract";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -53,13 +54,38 @@ export const ConfigEnv = z.object({
   CAUSEWAY_DISPATCH: z.enum(["local", "kubernetes"]).default("local"),
   CAUSEWAY_EXECUTOR_CONCURRENCY: int(1, 64).default(2),
   CAUSEWAY_RUNNER_ENTRY: z.string().min(1).default("runner/src/main.ts"),
+  /** Local executor: warm, long-lived runner processes (one per slot) instead of one per job. */
+  CAUSEWAY_RUNNER_POOL: bool.default(true),
+  /** A warm runner is replaced after this many jobs. */
+  CAUSEWAY_RUNNER_RECYCLE_JOBS: int(1, 100_000).default(50),
   /** A job with no callback for this long is failed with job_stalled. */
   CAUSEWAY_JOB_STALL_SECONDS: int(10, 7 * 24 * 3600).default(3600),
   CAUSEWAY_SWEEP_INTERVAL_SECONDS: int(1, 3600).default(30),
 
   CAUSEWAY_MODEL: z.string().min(1).optional(),
   CAUSEWAY_HGNC: z.string().min(1).optional(),
-  CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).default("v1"),
+  /** The default version; unset, the first start makes the first imported version the default and later starts keep the admin's choice. */
+  CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).optional(),
+  /** Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1 and v2 name their own scoring). */
+  CAUSEWAY_MODEL_VERSIONS: z
+    .string()
+    .default("v1,v2")
+    .transform((s, ctx) => {
+      const out: { version: string; scoring: ScoringVersion }[] = [];
+      for (const item of s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        const [version = "", scoring = version] = item.split("=");
+        const parsed = ScoringVersion.safeParse(scoring);
+        if (!parsed.success || version.length === 0 || version.length > 128) {
+          ctx.addIssue({ code: "custom", message: `${item}: expected NAME or NAME=v1|v2` });
+          return z.NEVER;
+        }
+        out.push({ version, scoring: parsed.data });
+      }
+      return out;
+    }),
 
   CAUSEWAY_RATE_LIMIT: int(1, 1_000_000).default(60),
   CAUSEWAY_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -105,6 +131,15 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
 }
 
 /** The validated configuration the app and its services are built from. */
+/** The model versions imported from one network at start (`ensureConfiguredModels`). */
+export interface ConfiguredModels {
+  networkPath: string | undefined;
+  hgncDir: string | undefined;
+  /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
+  defaultVersion: string | undefined;
+  versions: { version: string; scoring: ScoringVersion }[];
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -138,10 +173,15 @@ export interface Config {
         secretAccessKey: string | undefined;
       };
   presignTtlSeconds: number;
-  dispatch: { kind: "local" | "kubernetes"; concurrency: number; runnerEntry: string };
+  dispatch: {
+    kind: "local" | "kubernetes";
+    concurrency: number;
+    runnerEntry: string;
+    pool: { enabled: boolean; recycleJobs: number };
+  };
   jobStallSeconds: number;
   sweepIntervalSeconds: number;
-  model: { networkPath: string | undefined; hgncDir: string | undefined; version: string };
+  model: ConfiguredModels;
   limits: {
     rateLimit: number;
     rateWindowSeconds: number;
@@ -230,13 +270,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       kind: e.CAUSEWAY_DISPATCH,
       concurrency: e.CAUSEWAY_EXECUTOR_CONCURRENCY,
       runnerEntry: resolve(e.CAUSEWAY_RUNNER_ENTRY),
+      pool: { enabled: e.CAUSEWAY_RUNNER_POOL, recycleJobs: e.CAUSEWAY_RUNNER_RECYCLE_JOBS },
     },
     jobStallSeconds: e.CAUSEWAY_JOB_STALL_SECONDS,
     sweepIntervalSeconds: e.CAUSEWAY_SWEEP_INTERVAL_SECONDS,
     model: {
       networkPath: e.CAUSEWAY_MODEL ? resolve(e.CAUSEWAY_MODEL) : undefined,
       hgncDir: e.CAUSEWAY_HGNC ? resolve(e.CAUSEWAY_HGNC) : undefined,
-      version: e.CAUSEWAY_MODEL_VERSION,
+      defaultVersion: e.CAUSEWAY_MODEL_VERSION,
+      versions: e.CAUSEWAY_MODEL_VERSIONS,
     },
     limits: {
       rateLimit: e.CAUSEWAY_RATE_LIMIT,

@@ -13,6 +13,7 @@ import type { DownloadTokens } from "./storage/download-tokens.ts";
 import type { JobService } from "./services/jobs.ts";
 import type { JobEvents } from "./events/job-events.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
+import type { StatusDocuments } from "./services/status-documents.ts";
 
 export interface AppContext {
   config: Config;
@@ -27,6 +28,8 @@ export interface AppContext {
   events: JobEvents;
   /** Completion webhooks from the outbox (started by main.ts). */
   webhooks: WebhookDeliverer;
+  /** Stored status bodies of completed predictions. */
+  statusDocuments: StatusDocuments;
   callbackSecret: string;
   now: () => Date;
   newId: () => string;

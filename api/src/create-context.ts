@@ -21,6 +21,7 @@ import { JobService } from "./services/jobs.ts";
 import { JobEvents } from "./events/job-events.ts";
 import { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import { WebhookSecretBox } from "./webhooks/secrets.ts";
+import { StatusDocuments } from "./services/status-documents.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
@@ -57,6 +58,13 @@ export async function createContext(
   const now = o.now ?? (() => new Date());
   let dispatcher: Dispatcher | undefined = o.dispatcher;
   const events = o.events ?? new JobEvents({ redisUrl: config.redisUrl, log });
+  const statusDocuments = new StatusDocuments({
+    store,
+    db,
+    presignTtlSeconds: config.presignTtlSeconds,
+    now,
+    log,
+  });
   const jobs = new JobService({
     config,
     db,
@@ -66,6 +74,7 @@ export async function createContext(
     dispatcher: () => dispatcher!,
     onFinished: o.onJobFinished,
     onChange: (kind, job) => events.publish(kind, job),
+    onPredictionCompleted: (id) => statusDocuments.completed(id),
     cancel: (id) => {
       if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
     },
@@ -113,6 +122,7 @@ export async function createContext(
     jobs,
     events,
     webhooks,
+    statusDocuments,
     callbackSecret,
     now,
     newId: o.newId ?? randomUUID,
@@ -125,6 +135,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.webhooks.stop();
   await ctx.dispatcher.close();
   await ctx.runner.close();
+  await ctx.statusDocuments.close();
   await ctx.limits.close();
   await ctx.events.close();
   await ctx.db.close();

@@ -32,6 +32,11 @@ export const IdempotencyKeyInUse = createError(
   "A request with this Idempotency-Key is still being processed; retry after it has finished.",
   409,
 );
+export const MethodNotAllowed = createError(
+  "method_not_allowed",
+  "This method is not allowed on this path; the Allow header lists the allowed ones.",
+  405,
+);
 export const PayloadTooLarge = createError("payload_too_large", "%s", 413);
 export const ServiceUnavailable = createError(
   "service_unavailable",
@@ -49,6 +54,7 @@ export const SERVICE_CODES = new Set([
   "external_prediction_quota_exceeded",
   "job_type_not_allowed",
   "idempotency_key_in_use",
+  "method_not_allowed",
   "payload_too_large",
   "service_unavailable",
   "internal_error",

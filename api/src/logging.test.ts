@@ -48,6 +48,8 @@ describe("log redaction", () => {
     expect(token.length).toBeGreaterThan(20);
     const res = await t.app.inject({ url: path });
     expect(res.statusCode).toBe(200);
+    // The access line of a streamed body is written when the stream ends, just after inject returns.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const log = lines.join("\n");
     expect(log).toContain("/files/[redacted]");
     expect(log).not.toContain(token);

@@ -9,7 +9,7 @@ import pino from "pino";
 import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
-import { ensureConfiguredModel } from "./services/models.ts";
+import { ensureConfiguredModels } from "./services/models.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
@@ -26,7 +26,7 @@ const tracing = initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
 try {
-  await ensureConfiguredModel(ctx, config.model, (m) => logger.info(m));
+  await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
   await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");
@@ -47,12 +47,20 @@ closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
 });
 
 await app.listen({ port: config.port, host: config.host });
+const bound = app.server.address();
+const port = bound !== null && typeof bound === "object" ? bound.port : config.port;
+// 0.0.0.0 and :: are every interface, not an address a client can use: say so.
+const where =
+  config.host === "0.0.0.0" || config.host === "::"
+    ? `all interfaces (${config.host}) on port ${port}`
+    : `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
 logger.info(
   {
     database: config.database.kind,
     limits: config.redisUrl ? "redis" : "memory",
     storage: config.storage.kind,
     dispatch: config.dispatch.kind,
+    publicUrl: config.publicUrl,
   },
-  `causeway API listening on ${config.publicUrl}`,
+  `causeway API listening on ${where}`,
 );

@@ -11,6 +11,8 @@ import type * as AnnDataModule from "@causeway/runner/anndata";
 import type * as CausalModule from "@causeway/runner/causal";
 import type * as GraphModule from "@causeway/runner/graph";
 import type * as ModelModule from "@causeway/runner/model";
+import type * as ScoringModule from "@causeway/runner/scoring";
+import type { ScoringVersion } from "@causeway/contract";
 
 export interface UploadSummary {
   nObs: number;
@@ -32,6 +34,7 @@ export interface RunnerPieces {
     networkPath: string;
     hgncDir: string;
     version: string;
+    scoring: ScoringVersion;
     store: ObjectStore;
     onProgress?: (message: string) => void;
   }): Promise<unknown>;
@@ -68,12 +71,14 @@ export const runnerPieces: RunnerPieces = {
   },
   async importModel(options) {
     const m: typeof ModelModule = await import("@causeway/runner/model");
+    const { importOptionsFor }: typeof ScoringModule = await import("@causeway/runner/scoring");
     const log = options.onProgress;
     return m.importModel({
       networkPath: options.networkPath,
       hgncDir: options.hgncDir,
       version: options.version,
       store: options.store,
+      ...importOptionsFor(options.scoring),
       ...(log
         ? { onProgress: (done: number, total: number) => log(`model import: ${done}/${total} column blocks`) }
         : {}),

@@ -14,3 +14,5 @@ export * from "./callback-auth.ts";
 export * from "./callback-client.ts";
 export * from "./resources.ts";
 export * from "./conditions.ts";
+export * from "./scoring-versions.ts";
+export * from "./pool-protocol.ts";

@@ -47,6 +47,28 @@ export const FIELD_MANAGERS = {
   operator: "causeway-operator",
 } as const;
 
+/**
+ * The server-side apply of one writer's status fields (the arguments of client-node's
+ * `patchNamespacedCustomObjectStatus`): its own field manager, and `force` because each writer
+ * owns its fields outright.
+ */
+export function statusApply<B extends object>(
+  ref: { namespace: string; plural: string; name: string },
+  body: B,
+  writer: keyof typeof FIELD_MANAGERS,
+): {
+  group: string;
+  version: string;
+  namespace: string;
+  plural: string;
+  name: string;
+  body: B;
+  fieldManager: string;
+  force: true;
+} {
+  return { group: GROUP, version: VERSION, ...ref, body, fieldManager: FIELD_MANAGERS[writer], force: true };
+}
+
 /** Annotations the API may set on a resource; the operator copies them into the runner's env. */
 export const ANNOTATIONS = {
   traceparent: "causeway.io/traceparent",

@@ -1,12 +1,14 @@
 /**
  * The runner's command line for local files (no server, no database):
  *
- *   target-id         --network NET --degs DEGS.json [--de-table TABLE.tsv] --out DIR
+ *   target-id         --network NET --degs DEGS.json [--de-table TABLE.tsv] --out DIR [--model-version v2]
  *   target-id         --network NET --dataset MERGED.h5ad --out DIR
  *   target-validation --network NET --control C.h5ad --perturbed P.h5ad --degs DEGS.json --target SYMBOL|PROTEIN --out DIR
  *
  * Each writes the artifacts of model.md §13 into DIR and exits non-zero with the failure code
  * on failure. The influence bundle of a network is built once and cached (buildModelFromFiles).
+ * `--model-version v1|v2` (default v1) selects the model: v2's bundle uses its own walk (hub
+ * penalty) and its scoring (runner/docs/model-v2.md).
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { existsSync } from "node:fs";
@@ -15,6 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
 import { normalizeDegs } from "./inputs/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
+import { ScoringVersion, walkFor } from "./scoring/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
@@ -26,6 +29,7 @@ import { RunMetadata } from "./jobs/run-metadata.ts";
 
 interface CommonOptions {
   network: string;
+  modelVersion: ScoringVersion;
   hgnc?: string;
   out: string;
   degSignificanceFold: number;
@@ -53,6 +57,11 @@ function withCommon(cmd: Command): Command {
     .option("--deg-significance-fold <f>", "minimum fold over uniform", number, 1)
     .option("--min-mean-expression <cp10k>", "protein_expressed threshold", number, 0.1)
     .option("--n-randomizations <R>", "matched random DEG sets", integer, 0)
+    .addOption(
+      new Option("--model-version <version>", "model version: v1 or v2")
+        .choices(ScoringVersion.options)
+        .default("v1"),
+    )
     .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer));
 }
 
@@ -79,6 +88,7 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
     hgncDir: hgncDir(opts),
     threads: opts.threads,
     onProgress: progress,
+    walk: walkFor(opts.modelVersion),
   });
   if (progress) process.stderr.write("\n");
   return model;
@@ -102,9 +112,10 @@ async function run(
     job_id: "command-line",
     kind: "prediction",
     job_type: jobType,
-    model_version: model.manifest.version,
+    model_version: opts.modelVersion,
     parameters: params,
   });
+  metadata.set("model_bundle", model.manifest.version);
   const reporter = new ConsoleReporter();
   try {
     await runPrediction({
@@ -117,6 +128,7 @@ async function run(
       out,
       reporter,
       metadata,
+      scoring: opts.modelVersion,
     });
     process.stderr.write(`artifacts written to ${opts.out}\n`);
   } catch (err) {
@@ -134,7 +146,10 @@ const program = new Command("runner").description(
 
 withCommon(program.command("target-id").description("rank candidate targets"))
   .option("--degs <file>", "DEG list (JSON array of symbols)")
-  .option("--de-table <file>", "DE table for --degs: genes in the first column, fold changes in logFC")
+  .option(
+    "--de-table <file>",
+    "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl)",
+  )
   .option("--dataset <file>", "merged .h5ad")
   .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {
     if ((opts.degs === undefined) === (opts.dataset === undefined))

@@ -12,6 +12,11 @@ export interface BenchRow {
   referenceSeconds: number | null;
   /** Free text: sizes, goals from model.md §15.4, why a reference is missing. */
   note?: string;
+  /**
+   * For figures that are not times (requests per second, jobs per minute, megabytes): the
+   * printed values and their ratio, measured / reference. `seconds` is then informational.
+   */
+  figure?: { measured: string; reference: string; ratio: number | null };
 }
 
 export interface BenchSuite {
@@ -30,4 +35,9 @@ export async function timeIt(fn: () => unknown, repeats = 3): Promise<number> {
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.floor(s.length / 2)]!;
 }

@@ -6,7 +6,6 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +13,7 @@ import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
+import { freePort } from "./embedded-server.ts";
 
 const exec = promisify(execFile);
 const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
@@ -23,17 +23,6 @@ let server: ChildProcess;
 let dataDir: string;
 let base: string;
 let serverLog = "";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const env = (): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -87,6 +76,14 @@ function waitDone(key: string, id: string, path = `/v1/predictions/${id}`): Prom
   ).catch((err: unknown) => {
     throw new Error(`${String(err)}; last ${JSON.stringify(last)}\n${serverLog}`);
   });
+}
+
+/** The run_metadata.json of a finished internal-tier prediction, through its download link. */
+async function runMetadata(done: Status): Promise<unknown> {
+  const artifacts = done.artifacts as { name: string; url: string }[];
+  const link = artifacts.find((a) => a.name.endsWith("run_metadata.json"));
+  expect(link, JSON.stringify(artifacts.map((a) => a.name))).toBeDefined();
+  return (await fetch(link!.url.startsWith("/") ? base + link!.url : link!.url)).json();
 }
 
 async function file(path: string): Promise<Blob> {
@@ -237,6 +234,64 @@ describe("embedded service on the Kang 2018 data", () => {
     const graph = await api(key, `/v1/causal-analysis/${caId}/graph`);
     expect(graph.status).toBe(200);
     expect(Buffer.from(await graph.arrayBuffer()).subarray(0, 8)).toEqual(png.subarray(0, 8));
+  });
+
+  it("holds model versions v1 and v2: model_version selects one end to end, an unknown one is refused, the admin picks the default", async () => {
+    const listed = JSON.parse((await admin("models", "list", "--json")).trim().split("\n").at(-1)!) as {
+      version: string;
+      scoring: string;
+      default: boolean;
+    }[];
+    expect(listed.map((m) => [m.version, m.scoring, m.default])).toEqual([
+      ["v1", "v1", true],
+      ["v2", "v2", false],
+    ]);
+
+    const key = await newAccount("internal");
+    const submit = async (modelVersion: string | null): Promise<Response> => {
+      const form = new FormData();
+      form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
+      form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
+      form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+      form.set("job_type", "target_validation");
+      form.set("target", "STAT1|PROTEIN");
+      if (modelVersion !== null) form.set("model_version", modelVersion);
+      return api(key, "/v1/predictions", { method: "POST", body: form });
+    };
+
+    const unknown = await submit("v9");
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(await unknown.json())).toContain("model_version");
+
+    const created = await submit("v2");
+    expect(created.status).toBe(202);
+    const { prediction_id: id } = await json<{ prediction_id: string }>(created);
+    const done = await waitDone(key, id);
+    expect(done.status, JSON.stringify(done)).toBe("completed");
+    // The status body has no model field (service-spec); every result records it in run_metadata.json.
+    expect(await runMetadata(done)).toMatchObject({ model_version: "v2", scoring: { version: "v2" } });
+    const results = done.results as Record<string, unknown>[];
+    expect(results.find((r) => r.id === "STAT1|PROTEIN")).toBeDefined();
+    for (const route of [
+      "mapped-degs",
+      "degs-impacted",
+      "causal-paths",
+      "intermediary-proteins?top_n_degs=20",
+    ])
+      expect((await api(key, `/v1/predictions/${id}/${route}`)).status, route).toBe(200);
+    const graph = await api(key, `/v1/predictions/${id}/causal-graph?top_n_degs=10&dpi=72`);
+    expect(graph.headers.get("content-type")).toBe("image/png");
+
+    await admin("models", "set-default", "v2");
+    try {
+      const byDefault = await json<{ prediction_id: string }>(await submit(null));
+      expect(await runMetadata(await waitDone(key, byDefault.prediction_id))).toMatchObject({
+        model_version: "v2",
+      });
+    } finally {
+      await admin("models", "set-default", "v1");
+    }
+    await expect(admin("models", "set-default", "v9")).rejects.toThrow(/no model version v9/);
   });
 
   it("a failing job reaches failed with its code, and a non-billable failure gives the quota back", async () => {

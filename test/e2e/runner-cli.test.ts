@@ -116,6 +116,37 @@ describe("runner command line on the Kang data", () => {
     expect(png.height).toBeGreaterThan(300);
   });
 
+  it("target-validation --model-version v2 writes the same artifacts and records model v2", async () => {
+    const out = join(outRoot, "split-v2");
+    const { code, stderr } = await runner([
+      ...validateKangSplit("STAT1|PROTEIN", out),
+      "--model-version",
+      "v2",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect((await readdir(out)).sort()).toEqual((await readdir(join(outRoot, "split"))).sort());
+    const metadata = JSON.parse(await readFile(join(out, "run_metadata.json"), "utf8")) as {
+      model_version: string;
+      scoring: { version: string };
+    };
+    expect([metadata.model_version, metadata.scoring.version]).toEqual(["v2", "v2"]);
+    const rows = parseTsvRecords(await readFile(join(out, "target_scores.tsv"), "utf8"));
+    expect(rows).toHaveLength(4265);
+    const stat1 = rows.find((r) => r.id === "STAT1|PROTEIN")!;
+    expect(Number(stat1.rank) / rows.length).toBeLessThan(0.05);
+    expect(stat1.pvalue_direct).not.toBe("NA");
+  });
+
+  it("refuses an unknown --model-version", async () => {
+    const { code, stderr } = await runner([
+      ...validateKangSplit("STAT1|PROTEIN", join(outRoot, "v9")),
+      "--model-version",
+      "v9",
+    ]);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("v9");
+  });
+
   it("fails with the failure code and a non-zero exit for a target the network lacks", async () => {
     const { code, stderr } = await runner(
       validateKangSplit("NOTAGENE1|PROTEIN", join(outRoot, "bad-target")),

@@ -3,7 +3,7 @@
  * data directory, then next to a running server through the published PGlite socket.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +14,7 @@ import { findRunningServer } from "../db/embedded.ts";
 
 const run = promisify(execFile);
 let dataDir: string;
+let runtimeDir: string;
 let env: NodeJS.ProcessEnv;
 
 async function admin(...args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -22,19 +23,45 @@ async function admin(...args: string[]): Promise<{ stdout: string; stderr: strin
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "causeway-cli-"));
-  env = { PATH: process.env.PATH, HOME: process.env.HOME, CAUSEWAY_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
+  // Its own runtime directory: servers of other tests must not be found by this one's CLI.
+  runtimeDir = await mkdtemp(join(tmpdir(), "causeway-cli-run-"));
+  env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CAUSEWAY_DATA_DIR: dataDir,
+    XDG_RUNTIME_DIR: runtimeDir,
+    LOG_LEVEL: "silent",
+  };
 });
-afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(runtimeDir, { recursive: true, force: true });
+});
 
 describe("admin CLI (embedded)", () => {
   let firstAccount = "";
 
-  // Opening the PGlite directory without a server (initdb on first use) takes several seconds.
   it(
-    "creates an account with --json: the last stdout line is exactly the documented object",
+    "refuses to create a database in a data directory that has none, naming the directory and --init",
     { timeout: 180_000 },
     async () => {
-      const { stdout } = await admin(
+      const refused = await admin("accounts", "create", "--name", "alice", "--tier", "external").catch(
+        (e: { stderr: string; stdout: string; code: number }) => e,
+      );
+      expect((refused as { code: number }).code).toBe(1);
+      expect((refused as { stderr: string }).stderr).toContain(`no causeway database in ${dataDir}`);
+      expect((refused as { stderr: string }).stderr).toContain("--init");
+      expect((refused as { stdout: string }).stdout).toBe("");
+      await expect(readdir(dataDir)).resolves.toEqual([]);
+    },
+  );
+
+  // Opening the PGlite directory without a server (initdb on first use) takes several seconds.
+  it(
+    "creates an account with --init --json: the last stdout line is exactly the documented object",
+    { timeout: 180_000 },
+    async () => {
+      const { stdout, stderr } = await admin(
         "accounts",
         "create",
         "--name",
@@ -44,7 +71,9 @@ describe("admin CLI (embedded)", () => {
         "--quota",
         "5",
         "--json",
+        "--init",
       );
+      expect(stderr).toContain(`admin: database embedded in ${dataDir}, opened directly`);
       const last = stdout.trimEnd().split("\n").at(-1)!;
       expect(last).toMatch(/^\{"account_id": "[0-9a-f-]{36}", "api_key": "cw_[A-Za-z0-9_-]{43}"\}$/);
       firstAccount = JSON.parse(last).account_id;
@@ -81,7 +110,11 @@ describe("admin CLI (embedded)", () => {
       "lists accounts, issues, lists and revokes keys, sets quotas, migrates",
       { timeout: 180_000 },
       async () => {
-        expect((await admin("accounts", "list")).stdout).toContain("alice");
+        const listed = await admin("accounts", "list");
+        expect(listed.stdout).toContain("alice");
+        expect(listed.stderr).toMatch(
+          /^admin: database embedded in .*, through the running server \(pid \d+/,
+        );
         const key = JSON.parse(
           (await admin("keys", "create", "--account", firstAccount, "--json")).stdout
             .trim()
@@ -114,6 +147,28 @@ describe("admin CLI (embedded)", () => {
         expect(await findRunningServer(dataDir)).not.toBeNull();
       },
     );
+
+    it("pointed at an empty data directory, finds the running server's database and says so", async () => {
+      const elsewhere = await mkdtemp(join(tmpdir(), "causeway-cli-other-"));
+      try {
+        const { stdout, stderr } = await run(
+          process.execPath,
+          ["api/src/admin/cli.ts", "accounts", "create", "--name", "carol", "--tier", "internal", "--json"],
+          { cwd: REPO_ROOT, env: { ...env, CAUSEWAY_DATA_DIR: elsewhere }, timeout: 170_000 },
+        );
+        expect(stderr).toContain(
+          `admin: no database in ${elsewhere} (CAUSEWAY_DATA_DIR); using the running server's in ${dataDir}`,
+        );
+        const { api_key } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/usage/predictions/quota`, {
+          headers: { "x-api-key": api_key },
+        });
+        expect(res.status).toBe(200);
+        await expect(readdir(elsewhere)).resolves.toEqual([]);
+      } finally {
+        await rm(elsewhere, { recursive: true, force: true });
+      }
+    });
 
     it("creates an account through the server's socket, usable at once", async () => {
       const { stdout } = await admin("accounts", "create", "--name", "bob", "--tier", "internal", "--json");

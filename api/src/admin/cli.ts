@@ -5,6 +5,8 @@
  * Keys are printed once; only their SHA-256 is stored.
  */
 import { Command, InvalidArgumentError } from "commander";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "../config.ts";
 import { resolveCallbackSecret } from "../context/callback-secret.ts";
 import { openDatabase } from "../context/open-database.ts";
@@ -19,9 +21,10 @@ import {
   type Tier,
 } from "../db/accounts.ts";
 import { Database } from "../db/database.ts";
-import { findRunningServer } from "../db/embedded.ts";
+import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
-import { listModels } from "../db/models.ts";
+import { listModels, setDefaultModel } from "../db/models.ts";
+import { ScoringVersion } from "@causeway/contract";
 import { runnerPieces } from "../runner-pieces.ts";
 import { importAndRegisterModel } from "../services/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
@@ -31,29 +34,76 @@ import { rotateWebhookSecret, WebhookSecretBox } from "../webhooks/secrets.ts";
 const out = (line: string) => process.stdout.write(line + "\n");
 const err = (line: string) => process.stderr.write(line + "\n");
 
-/** Opens the database the server uses, whichever mode it is in. */
-async function connect(config: Config): Promise<Database> {
-  if (config.database.kind === "embedded") {
-    const running = await findRunningServer(config.dataDir);
-    if (running) {
+/**
+ * Opens the database the server uses, whichever mode it is in, and says which on standard
+ * error. In embedded mode it goes through the running server's socket; without a server it
+ * opens the data directory itself, but never creates a new database there unless `--init`
+ * asks for it: a mistyped CAUSEWAY_DATA_DIR would otherwise split the accounts silently into
+ * a database no server reads. Pointed at an empty directory while one embedded server runs
+ * elsewhere, it uses that server's database and says so.
+ */
+async function connect(config: Config, init: boolean): Promise<Database> {
+  if (config.database.kind === "postgres") {
+    const u = new URL(config.database.url);
+    err(`admin: database PostgreSQL ${u.hostname}${u.port ? `:${u.port}` : ""}${u.pathname} (DATABASE_URL)`);
+    return openDatabase(config);
+  }
+  const running = await findRunningServer(config.dataDir);
+  if (running) {
+    err(
+      `admin: database embedded in ${config.dataDir}, through the running server (pid ${running.pid}, ${running.host}:${running.port})`,
+    );
+    return new Database({
+      host: running.host,
+      port: running.port,
+      user: "postgres",
+      database: "postgres",
+      max: 1,
+    });
+  }
+  const exists = existsSync(join(config.dataDir, EMBEDDED_PGDATA, "PG_VERSION"));
+  if (!exists && !init) {
+    // The usual cause is a data directory other than the server's: find the server that runs.
+    const others = await listRunningServers();
+    if (others.length === 1) {
+      const [other] = others;
+      err(
+        `admin: no database in ${config.dataDir} (CAUSEWAY_DATA_DIR); using the running server's in ${other!.dataDir} (pid ${other!.pid})`,
+      );
       return new Database({
-        host: running.host,
-        port: running.port,
+        host: other!.host,
+        port: other!.port,
         user: "postgres",
         database: "postgres",
         max: 1,
       });
     }
-    const db = await openDatabase(config);
-    await migrate(db);
-    return db;
+    if (others.length > 1)
+      throw new AdminError(
+        `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR), and several servers run: ` +
+          others.map((o) => `${o.dataDir} (pid ${o.pid})`).join(", ") +
+          ". Set CAUSEWAY_DATA_DIR to one of them, or pass --init to create a new, empty database.",
+      );
+    throw new AdminError(
+      `no causeway database in ${config.dataDir} (CAUSEWAY_DATA_DIR) and no server running on it. ` +
+        "Set CAUSEWAY_DATA_DIR to the server's data directory (or DATABASE_URL to its PostgreSQL), " +
+        "or pass --init to create a new, empty database there.",
+    );
   }
-  return openDatabase(config);
+  err(
+    `admin: database embedded in ${config.dataDir}, opened directly (no server running on it)${exists ? "" : "; created by --init"}`,
+  );
+  const db = await openDatabase(config);
+  await migrate(db);
+  return db;
 }
+
+/** A refusal the user can act on: printed as one line, exit status 1. */
+class AdminError extends Error {}
 
 async function withDb<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await connect(config);
+  const db = await connect(config, program.opts<{ init?: boolean }>().init === true);
   try {
     return await fn(db, config);
   } finally {
@@ -76,7 +126,10 @@ const uuid = (v: string): string => {
   return v.toLowerCase();
 };
 
-const program = new Command("admin").description("causeway administration").showHelpAfterError();
+const program = new Command("admin")
+  .description("causeway administration")
+  .option("--init", "embedded mode: create the database when the data directory has none")
+  .showHelpAfterError();
 
 const accounts = program.command("accounts").description("accounts and their first key");
 accounts
@@ -176,25 +229,55 @@ program
   });
 
 const models = program.command("models").description("model versions");
+
+/** The scoring a stored manifest names (v1 when it names none: manifests from before v2). */
+function scoringOf(manifest: unknown): string {
+  const parsed = ScoringVersion.safeParse((manifest as { scoring?: unknown } | null)?.scoring ?? "v1");
+  return parsed.success ? parsed.data : "unknown";
+}
 models
   .command("import")
   .requiredOption("--network <path>", "network TSV (.tsv.gz)")
   .requiredOption("--hgnc <dir>", "directory of the HGNC tables")
   .requiredOption("--version <version>", "model version name")
+  .option(
+    "--scoring <scoring>",
+    "the version's scoring: v1 or v2 (default: the version's name when it is one, else v1)",
+  )
   .option("--default", "make it the default version")
-  .action(async (o: { network: string; hgnc: string; version: string; default?: boolean }) => {
-    await withDb(async (db, config) => {
-      const store = openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
-      const result = await importAndRegisterModel(
-        { db, store, runner: runnerPieces },
-        { networkPath: o.network, hgncDir: o.hgnc, version: o.version, makeDefault: o.default === true },
-        err,
-      );
-      out(
-        result === "exists"
-          ? `model ${o.version} already exists (versions are immutable)`
-          : `model ${o.version} imported`,
-      );
+  .action(
+    async (o: { network: string; hgnc: string; version: string; scoring?: string; default?: boolean }) => {
+      const scoring = ScoringVersion.safeParse(o.scoring ?? (o.version === "v2" ? "v2" : "v1"));
+      if (!scoring.success) throw new Error(`--scoring must be one of ${ScoringVersion.options.join(", ")}`);
+      await withDb(async (db, config) => {
+        const store = openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
+        const result = await importAndRegisterModel(
+          { db, store, runner: runnerPieces },
+          {
+            networkPath: o.network,
+            hgncDir: o.hgnc,
+            version: o.version,
+            scoring: scoring.data,
+            makeDefault: o.default === true,
+          },
+          err,
+        );
+        out(
+          result === "exists"
+            ? `model ${o.version} already exists (versions are immutable)`
+            : `model ${o.version} imported`,
+        );
+      });
+    },
+  );
+models
+  .command("set-default")
+  .description("make a registered version the default of new submissions")
+  .argument("<version>", "model version name")
+  .action(async (version: string) => {
+    await withDb(async (db) => {
+      if (!(await setDefaultModel(db, version))) throw new Error(`no model version ${version}`);
+      out(`model ${version} is the default`);
     });
   });
 models
@@ -204,11 +287,14 @@ models
     await withDb(async (db) => {
       const rows = (await listModels(db)).map((m) => ({
         version: m.version,
+        scoring: scoringOf(m.manifest),
         default: m.is_default,
         created_at: m.created_at.toISOString(),
       }));
       if (o.json) out(JSON.stringify(rows));
-      else for (const m of rows) out(`${m.version}${m.default ? "  (default)" : ""}  ${m.created_at}`);
+      else
+        for (const m of rows)
+          out(`${m.version}  scoring ${m.scoring}${m.default ? "  (default)" : ""}  ${m.created_at}`);
     });
   });
 

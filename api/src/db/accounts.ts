@@ -4,7 +4,9 @@
  * many submissions race) and given back at most once per prediction.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { accountCacheOf } from "./account-cache.ts";
 import type { Queryable } from "./database.ts";
+import { forgetQuota } from "./quota-cache.ts";
 
 export type Tier = "external" | "internal";
 
@@ -97,6 +99,7 @@ export async function revokeKey(db: Queryable, keyId: string): Promise<boolean> 
     `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`,
     [keyId],
   );
+  accountCacheOf(db).forgetKey(keyId);
   return rowCount === 1;
 }
 
@@ -106,19 +109,37 @@ export async function setQuota(db: Queryable, accountId: string, total: number |
     accountId,
     total,
   ]);
+  forgetQuota(db, accountId);
   return rowCount === 1;
 }
 
-/** The account behind a presented key, or null for unknown, malformed and revoked keys alike. */
+/**
+ * The account behind a presented key, or null for unknown, malformed and revoked keys alike.
+ * One query, answered from a few seconds of memory when the key was just seen (account-cache.ts).
+ */
 export async function findAccountByKey(db: Queryable, apiKey: string): Promise<Account | null> {
+  const hash = hashApiKey(apiKey);
+  const cache = accountCacheOf(db);
+  const cacheKey = hash.toString("base64");
+  const cached = cache.get(cacheKey);
+  if (cached) return cached;
   const { rows } = await db.query<{ id: string; name: string; tier: Tier; key_id: string }>(
     `SELECT a.id, a.name, a.tier, k.id AS key_id
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-    [hashApiKey(apiKey)],
+    [hash],
   );
   const row = rows[0];
-  return row ? { id: row.id, name: row.name, tier: row.tier, apiKeyId: row.key_id } : null;
+  if (!row) return null;
+  // Frozen: the same object is handed to every request within the cache lifetime.
+  const account: Account = Object.freeze({
+    id: row.id,
+    name: row.name,
+    tier: row.tier,
+    apiKeyId: row.key_id,
+  });
+  cache.set(cacheKey, account);
+  return account;
 }
 
 export interface QuotaRecord {
@@ -147,6 +168,7 @@ export async function consumeQuota(db: Queryable, accountId: string, defaultQuot
       WHERE id = $1 AND quota_consumed < COALESCE(quota_total, $2::int)`,
     [accountId, defaultQuota],
   );
+  forgetQuota(db, accountId);
   return rowCount === 1;
 }
 
@@ -156,4 +178,5 @@ export async function refundQuota(db: Queryable, accountId: string): Promise<voi
     `UPDATE accounts SET quota_consumed = quota_consumed - 1 WHERE id = $1 AND quota_consumed > 0`,
     [accountId],
   );
+  forgetQuota(db, accountId);
 }

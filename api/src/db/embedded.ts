@@ -6,8 +6,9 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -15,6 +16,37 @@ const AddressFile = z.object({ host: z.string(), port: z.number().int(), pid: z.
 export type EmbeddedAddress = z.infer<typeof AddressFile>;
 
 export const ADDRESS_FILE = "pglite.json";
+/** The PGlite directory inside the data directory. */
+export const EMBEDDED_PGDATA = "pgdata";
+
+const RegistryEntry = AddressFile.extend({ dataDir: z.string() });
+export type RunningServer = z.infer<typeof RegistryEntry>;
+
+/**
+ * Where embedded servers of this user announce their data directory, so that an admin CLI
+ * pointed at another directory can find the server that runs ($XDG_RUNTIME_DIR, else the
+ * temp directory).
+ */
+export function serverRegistryDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_RUNTIME_DIR || tmpdir(), `causeway-embedded-${process.getuid?.() ?? "user"}`);
+}
+
+/** The embedded servers of this user that are running now. */
+export async function listRunningServers(): Promise<RunningServer[]> {
+  const dir = serverRegistryDir();
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const found: RunningServer[] = [];
+  for (const name of names) {
+    let entry: RunningServer;
+    try {
+      entry = RegistryEntry.parse(JSON.parse(await readFile(join(dir, name), "utf8")));
+    } catch {
+      continue;
+    }
+    if (pidAlive(entry.pid) && (await portOpen(entry.host, entry.port))) found.push(entry);
+  }
+  return found;
+}
 
 /** A running embedded database: where to connect and how to stop it. */
 export interface EmbeddedPostgres {
@@ -39,7 +71,7 @@ export async function startEmbeddedPostgres(options: {
     if (running && running.pid !== process.pid) {
       throw new Error(`another causeway process (pid ${running.pid}) is using ${options.dataDir}`);
     }
-    dbPath = join(options.dataDir, "pgdata");
+    dbPath = join(options.dataDir, EMBEDDED_PGDATA);
   }
   const db = await PGlite.create(dbPath);
   const server = new PGLiteSocketServer({
@@ -51,9 +83,15 @@ export async function startEmbeddedPostgres(options: {
   await server.start();
   const [host, port] = parseConn(server.getServerConn());
   const addressPath = options.dataDir !== null ? join(options.dataDir, ADDRESS_FILE) : null;
+  let registryPath: string | null = null;
   if (addressPath && options.publish !== false) {
     const address: EmbeddedAddress = { host, port, pid: process.pid };
     await writeFile(addressPath, JSON.stringify(address) + "\n", { mode: 0o600 });
+    const registry = serverRegistryDir();
+    await mkdir(registry, { recursive: true, mode: 0o700 });
+    registryPath = join(registry, `${process.pid}.json`);
+    const entry: RunningServer = { ...address, dataDir: options.dataDir! };
+    await writeFile(registryPath, JSON.stringify(entry) + "\n", { mode: 0o600 });
   }
   let stopped = false;
   return {
@@ -63,6 +101,7 @@ export async function startEmbeddedPostgres(options: {
       if (stopped) return;
       stopped = true;
       if (addressPath) await rm(addressPath, { force: true });
+      if (registryPath) await rm(registryPath, { force: true });
       await server.stop();
       await db.close();
     },

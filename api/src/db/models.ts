@@ -31,9 +31,14 @@ export async function registerModel(
     version,
     JSON.stringify(manifest),
   ]);
-  if (makeDefault) {
-    // Clear first: the single-default unique index is checked row by row.
-    await db.query(`UPDATE models SET is_default = false WHERE is_default AND version <> $1`, [version]);
-    await db.query(`UPDATE models SET is_default = true WHERE version = $1`, [version]);
-  }
+  if (makeDefault) await setDefaultModel(db, version);
+}
+
+/** Makes `version` the default; false when no such version is registered. */
+export async function setDefaultModel(db: Queryable, version: string): Promise<boolean> {
+  if (!(await getModel(db, version))) return false;
+  // Clear first: the single-default unique index is checked row by row.
+  await db.query(`UPDATE models SET is_default = false WHERE is_default AND version <> $1`, [version]);
+  await db.query(`UPDATE models SET is_default = true WHERE version = $1`, [version]);
+  return true;
 }

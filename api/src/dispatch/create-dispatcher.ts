@@ -1,4 +1,6 @@
 /** Picks the Dispatcher implementation the configuration asks for (the dispatch part of the context). */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { LocalExecutor, type LocalExecutorOptions } from "./local-executor.ts";
@@ -16,9 +18,24 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
     const mod = await import("./kubernetes.ts");
     return mod.createKubernetesDispatcher(config);
   }
+  const { concurrency, runnerEntry, pool } = config.dispatch;
+  // The pool's entry lives beside the runner's (a custom runner entry without one runs per job).
+  const poolEntry = join(dirname(runnerEntry), "jobs", "pool-worker.ts");
   return new LocalExecutor({
-    concurrency: config.dispatch.concurrency,
-    runnerEntry: config.dispatch.runnerEntry,
+    concurrency,
+    runnerEntry,
     ...hooks,
+    ...(pool.enabled && existsSync(poolEntry)
+      ? {
+          pool: {
+            entry: poolEntry,
+            maxJobs: pool.recycleJobs,
+            // Replaced when a job leaves it half again as large as after its first job.
+            rssGrowth: 1.5,
+            jobTimeoutMs: config.jobStallSeconds * 1000,
+            preloadModel: config.model.defaultVersion ?? config.model.versions[0]?.version ?? "v1",
+          },
+        }
+      : {}),
   });
 }

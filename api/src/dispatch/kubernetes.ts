@@ -17,7 +17,7 @@ import type { JobKind, JobSpec } from "@causeway/contract";
 import {
   ANNOTATIONS,
   API_VERSION,
-  FIELD_MANAGERS,
+  statusApply,
   GROUP,
   RESOURCES,
   VERSION,
@@ -183,16 +183,7 @@ export function clientNodeResources(kc: KubeConfig): ResourceClient {
     },
     async applyStatus(namespace, plural, name, body) {
       await api.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural,
-          name,
-          body,
-          fieldManager: FIELD_MANAGERS.api,
-          force: true,
-        },
+        statusApply({ namespace, plural, name }, body, "api"),
         apply,
       );
     },

@@ -7,7 +7,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
+import { PRELOAD_MODEL_ENV } from "@causeway/contract";
 import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
+import { RunnerPool, type RunnerPoolOptions } from "./runner-pool.ts";
 
 export interface LocalExecutorOptions {
   concurrency: number;
@@ -27,6 +29,13 @@ export interface LocalExecutorOptions {
   onExit?: (spec: JobSpec, code: number | null, signal: NodeJS.Signals | null, stderrTail: string) => void;
   /** Spawner, injectable for tests. */
   spawnFn?: typeof spawn;
+  /**
+   * Run jobs on warm, long-lived runner processes (runner-pool.ts) instead of one process per
+   * job; `preloadModel` is loaded by each process before its first job.
+   */
+  pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "rssGrowth" | "jobTimeoutMs"> & {
+    preloadModel?: string;
+  };
 }
 
 // Environment passed through from the API process: no secrets, no database or Redis URLs.
@@ -42,10 +51,24 @@ export class LocalExecutor implements Dispatcher {
   private readonly queue: Queued[] = [];
   private readonly running = new Map<string, ChildProcess>();
   private readonly attempts = new Map<string, number>();
+  private readonly pooled = new Set<string>();
+  private readonly pool: RunnerPool | undefined;
   private closed = false;
 
   constructor(options: LocalExecutorOptions) {
     this.options = options;
+    if (options.pool) {
+      const { preloadModel, ...pool } = options.pool;
+      const env = this.baseEnv();
+      if (preloadModel) env[PRELOAD_MODEL_ENV] = preloadModel;
+      this.pool = new RunnerPool({
+        ...pool,
+        size: options.concurrency,
+        nodePath: options.nodePath,
+        env,
+        onIdle: () => this.pump(),
+      });
+    }
   }
 
   async dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void> {
@@ -60,7 +83,7 @@ export class LocalExecutor implements Dispatcher {
 
   /** Jobs waiting and running (tests, diagnostics). */
   stats(): { queued: number; running: number } {
-    return { queued: this.queue.length, running: this.running.size };
+    return { queued: this.queue.length, running: this.running.size + this.pooled.size };
   }
 
   /** Stops a job: drops it from the queue or kills its process. */
@@ -68,11 +91,18 @@ export class LocalExecutor implements Dispatcher {
     const i = this.queue.findIndex((q) => q.spec.job_id === jobId);
     if (i >= 0) this.queue.splice(i, 1);
     this.running.get(jobId)?.kill("SIGTERM");
+    if (this.pooled.has(jobId)) this.pool?.kill(jobId);
+  }
+
+  /** Process ids of the warm runners (diagnostics, benchmarks). */
+  poolPids(): number[] {
+    return this.pool?.pids() ?? [];
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.queue.length = 0;
+    await this.pool?.close();
     const children = [...this.running.values()];
     for (const child of children) child.kill("SIGTERM");
     await Promise.all(
@@ -94,22 +124,55 @@ export class LocalExecutor implements Dispatcher {
   }
 
   private pump(): void {
+    if (this.pool) {
+      while (!this.closed && this.queue.length > 0 && this.pool.idle) this.startPooled(this.queue.shift()!);
+      return;
+    }
     while (!this.closed && this.running.size < this.options.concurrency && this.queue.length > 0) {
       const next = this.queue.shift()!;
       this.start(next);
     }
   }
 
-  private start({ spec, traceparent }: Queued): void {
-    const o = this.options;
-    const attempt = (this.attempts.get(spec.job_id) ?? 0) + 1;
-    this.attempts.set(spec.job_id, attempt);
+  /** Environment of every runner process: pass-through variables, extra and storage settings. */
+  private baseEnv(): Record<string, string> {
     const env: Record<string, string> = {};
     for (const [name, v] of Object.entries(process.env)) {
       // OTEL_* configures the runner's tracing exporter like the API's.
       if (v !== undefined && (PASSTHROUGH.includes(name) || name.startsWith("OTEL_"))) env[name] = v;
     }
-    Object.assign(env, o.extraEnv ?? {}, o.storageEnv, {
+    return Object.assign(env, this.options.extraEnv ?? {}, this.options.storageEnv);
+  }
+
+  private startPooled({ spec, traceparent }: Queued): void {
+    const o = this.options;
+    const attempt = (this.attempts.get(spec.job_id) ?? 0) + 1;
+    this.attempts.set(spec.job_id, attempt);
+    this.pooled.add(spec.job_id);
+    o.onStart?.(spec);
+    this.pool!.run(
+      spec,
+      {
+        callback_url: o.callbackUrl(spec.kind, spec.job_id),
+        callback_key: deriveCallbackKey(o.callbackSecret, spec.job_id),
+        attempt: `local-${attempt}`,
+        ...(traceparent ? { traceparent } : {}),
+      },
+      (end) => {
+        this.pooled.delete(spec.job_id);
+        this.attempts.delete(spec.job_id);
+        o.onExit?.(spec, end.code, end.signal, end.stderrTail);
+        this.pump();
+      },
+    );
+  }
+
+  private start({ spec, traceparent }: Queued): void {
+    const o = this.options;
+    const attempt = (this.attempts.get(spec.job_id) ?? 0) + 1;
+    this.attempts.set(spec.job_id, attempt);
+    const env = this.baseEnv();
+    Object.assign(env, {
       [RUNNER_ENV.jobSpec]: JSON.stringify(spec),
       [RUNNER_ENV.callbackUrl]: o.callbackUrl(spec.kind, spec.job_id),
       [RUNNER_ENV.callbackKey]: deriveCallbackKey(o.callbackSecret, spec.job_id),

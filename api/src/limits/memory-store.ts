@@ -1,8 +1,55 @@
 /** In-process LimitStore (embedded mode, unit tests). JavaScript's single thread makes each call atomic. */
 import type { HitResult, LimitStore } from "./limit-store.ts";
 
+/**
+ * The admitted requests of one sliding window: their times in a ring buffer, oldest first.
+ * A hit drops the expired times from the front and appends at the back, so its cost does not
+ * grow with the traffic (amortized O(1)); the buffer never holds more than `limit` times and is
+ * grown by doubling, never copied per request. Times, not per-interval counters, because the
+ * contract's window slides to the millisecond: a request expires exactly `windowMs` after it
+ * was admitted, and Retry-After is computed from the oldest admitted request.
+ */
+export class SlidingWindowLog {
+  private times: Float64Array;
+  private head = 0;
+  private size = 0;
+
+  constructor(initialCapacity = 8) {
+    this.times = new Float64Array(initialCapacity);
+  }
+
+  /** The newest admitted time, or -Infinity when none is held. */
+  get newest(): number {
+    return this.size === 0 ? -Infinity : this.times[(this.head + this.size - 1) % this.times.length]!;
+  }
+
+  hit(limit: number, windowMs: number, nowMs: number): HitResult {
+    const since = nowMs - windowMs;
+    const cap = this.times.length;
+    while (this.size > 0 && this.times[this.head]! <= since) {
+      this.head = (this.head + 1) % cap;
+      this.size--;
+    }
+    if (this.size < limit) {
+      if (this.size === this.times.length) this.grow(limit);
+      this.times[(this.head + this.size) % this.times.length] = nowMs;
+      this.size++;
+      return { allowed: true, retryAfterSeconds: 0 };
+    }
+    const oldest = this.size > 0 ? this.times[this.head]! : nowMs;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000)) };
+  }
+
+  private grow(limit: number): void {
+    const next = new Float64Array(Math.max(1, Math.min(limit, this.times.length * 2)));
+    for (let i = 0; i < this.size; i++) next[i] = this.times[(this.head + i) % this.times.length]!;
+    this.times = next;
+    this.head = 0;
+  }
+}
+
 export class MemoryLimitStore implements LimitStore {
-  private readonly windows = new Map<string, number[]>();
+  private readonly windows = new Map<string, SlidingWindowLog>();
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly timer: NodeJS.Timeout;
 
@@ -13,16 +60,12 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<HitResult> {
-    const since = nowMs - windowMs;
-    const times = (this.windows.get(key) ?? []).filter((t) => t > since);
-    if (times.length < limit) {
-      times.push(nowMs);
-      this.windows.set(key, times);
-      return { allowed: true, retryAfterSeconds: 0 };
+    let window = this.windows.get(key);
+    if (!window) {
+      window = new SlidingWindowLog(Math.min(limit, 8));
+      this.windows.set(key, window);
     }
-    this.windows.set(key, times);
-    const oldest = times[0] ?? nowMs;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000)) };
+    return window.hit(limit, windowMs, nowMs);
   }
 
   async reserve(key: string, member: string, limit: number, ttlMs: number, nowMs: number): Promise<boolean> {
@@ -59,9 +102,9 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   private prune(nowMs: number): void {
-    for (const [key, times] of this.windows) {
+    for (const [key, window] of this.windows) {
       // Windows are at most a day long (config bounds).
-      if ((times[times.length - 1] ?? 0) < nowMs - 86_400_000) this.windows.delete(key);
+      if (window.newest < nowMs - 86_400_000) this.windows.delete(key);
     }
     for (const [key] of this.sets) if (this.live(key, nowMs).size === 0) this.sets.delete(key);
   }

@@ -4,6 +4,7 @@
  * redacted, and human-readable output only on a terminal when pino-pretty is installed.
  */
 import { createRequire } from "node:module";
+import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 import type { LoggerOptions, TransportSingleOptions } from "pino";
 import { activeTraceFields } from "@causeway/contract/telemetry";
 
@@ -91,4 +92,29 @@ export function apiLoggerOptions(
     serializers: { req: serializeRequest },
     ...(transport ? { transport } : {}),
   };
+}
+
+/**
+ * One access-log line per request, when the response is sent: the request (through the
+ * redacting serializer), the status and the response time, under Fastify's usual messages.
+ * Fastify's separate "incoming request" line is not written; error lines are unchanged.
+ */
+export class AccessLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) {
+      reply.log.error(
+        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
+        "request errored",
+      );
+    } else {
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
+    }
+  }
 }

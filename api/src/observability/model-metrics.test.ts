@@ -28,7 +28,7 @@ describe("model bundle metrics", () => {
     const before = await registry.metrics();
     const result = await importAndRegisterModel(
       { db: t.ctx.db, store: t.store, runner },
-      { networkPath: "network.tsv", hgncDir: "hgnc", version: "v9", makeDefault: false },
+      { networkPath: "network.tsv", hgncDir: "hgnc", version: "v9", scoring: "v1", makeDefault: false },
       () => {},
     );
     expect(result).toBe("imported");

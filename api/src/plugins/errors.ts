@@ -3,16 +3,18 @@
  * Fastify validation failures to the 422 HTTPValidationError body, generic 5xx bodies. No
  * stack trace, storage path or key ever reaches a response.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DatabaseUnavailable } from "../db/database.ts";
 import {
+  MethodNotAllowed,
   RequestValidationError,
   SERVICE_CODES,
   schemaIssues,
   zodItems,
   type ValidationItem,
 } from "../errors.ts";
+import { RouteMethods } from "./route-methods.ts";
 import { LimitStoreUnavailable } from "../limits/limit-store.ts";
 import { StorageUnavailable } from "../services/artifacts.ts";
 
@@ -52,12 +54,54 @@ const FASTIFY_VALIDATION: Record<string, { loc: string[]; type: string; msg: str
   FST_PROTO_VIOLATION: { loc: ["body"], type: "value_error", msg: "invalid multipart field name" },
 };
 
+/** The value at a validation path of the request part, or undefined when it is absent. */
+function valueAt(request: FastifyRequest, context: string, path: readonly PropertyKey[]): unknown {
+  const parts: Record<string, unknown> = {
+    querystring: request.query,
+    params: request.params,
+    body: request.body,
+    headers: request.headers,
+  };
+  let value: unknown = parts[context];
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** 405 with Allow for a path that exists under other methods (RFC 9110 §15.5.6). */
+function sendMethodNotAllowed(reply: FastifyReply, allow: string[]): FastifyReply {
+  const err = new MethodNotAllowed();
+  return reply
+    .code(405)
+    .header("allow", allow.join(", "))
+    .header("x-service-error-code", "method_not_allowed")
+    .send({ detail: err.message });
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
+  const routes = new RouteMethods();
+  app.addHook("onRoute", (route) => routes.add(route.url, route.method));
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Fastify refuses some requests (QUERY without a content type, for one) before it looks for
+    // a route: on a path that exists under other methods, the answer is still 405.
+    if (request.is404) {
+      const allow = routes.allowed(request.url);
+      if (allow.length > 0) return sendMethodNotAllowed(reply, allow);
+    }
     if (error instanceof RequestValidationError) return sendValidation(reply, error.items);
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const where = LOC_PREFIX[error.validationContext ?? "body"] ?? "body";
-      return sendValidation(reply, zodItems(schemaIssues(error.validation), [where]));
+      const context = error.validationContext ?? "body";
+      const where = LOC_PREFIX[context] ?? "body";
+      // zod coerces an absent query parameter to NaN and says so; the contract's word is "required".
+      const issues = schemaIssues(error.validation).map((issue) =>
+        issue.path.length > 0 && valueAt(request, context, issue.path) === undefined
+          ? { ...issue, message: "Field required", code: "missing" }
+          : issue,
+      );
+      return sendValidation(reply, zodItems(issues, [where]));
     }
     if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
       return sendValidation(reply, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
@@ -109,7 +153,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.code(status).header("x-service-error-code", code).send({ detail: error.message });
   });
 
-  app.setNotFoundHandler((_request, reply) => {
-    reply.code(404).header("x-service-error-code", "not_found").send({ detail: "Not found." });
+  app.setNotFoundHandler((request, reply) => {
+    const allow = routes.allowed(request.url);
+    if (allow.length > 0) return sendMethodNotAllowed(reply, allow);
+    return reply.code(404).header("x-service-error-code", "not_found").send({ detail: "Not found." });
   });
 }

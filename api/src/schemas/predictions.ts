@@ -77,7 +77,15 @@ export const PredictionsListResponse = z
 
 export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(512).optional(),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{32}$/)
+    .optional()
+    .meta({
+      description:
+        "Opaque page token: the next_cursor of the previous page, passed back unchanged. " +
+        "A value of another shape is answered 422 (loc query.cursor).",
+    }),
 });
 
 export const StatusQuery = z.object({
@@ -184,41 +192,43 @@ export const PredictionForm = z.object({
 export type PredictionForm = z.infer<typeof PredictionForm>;
 
 /** The degs field: a JSON array of 1..20,000 gene symbols. */
-export const DegList = z.array(z.string().min(1).max(64)).min(1).max(20_000);
+export const MAX_DEGS = 20_000;
+export const DegList = z.array(z.string().min(1).max(64)).min(1).max(MAX_DEGS);
 
-/** OpenAPI description of the multipart body (the type provider cannot validate multipart). */
-export const PredictionMultipartBody = z
-  .object({
-    dataset: z.string().meta({ format: "binary", description: "merged shape: one .h5ad file" }).optional(),
-    dataset_control: z
-      .string()
-      .meta({ format: "binary", description: "split shape: control .h5ad" })
-      .optional(),
-    dataset_pert: z
-      .string()
-      .meta({ format: "binary", description: "split shape: perturbed .h5ad" })
-      .optional(),
-    degs: z
-      .string()
-      .optional()
-      .meta({ description: "split shape: JSON array of HGNC gene symbols (1..20000)" }),
+const binary = (description: string) => z.string().meta({ format: "binary", description });
+
+/**
+ * Every field of the multipart body of POST /v1/predictions as clients send it (defaults are
+ * not required). The choice between the merged and the split input shape is not expressible
+ * in zod on a multipart body; plugins/openapi-document.ts adds it around this component. No
+ * other field is documented (the server ignores a few unknown ones, as form handlers do).
+ */
+export const PredictionCreateForm = z
+  .strictObject({
+    dataset: binary("merged shape: one .h5ad file").optional(),
+    dataset_control: binary("split shape: control .h5ad").optional(),
+    dataset_pert: binary("split shape: perturbed .h5ad").optional(),
+    degs: DegList.optional().meta({
+      description: "split shape: HGNC gene symbols, sent as one part holding a JSON array",
+    }),
     job_type: z.enum(["target_id", "target_validation"]).default("target_id"),
     target: z
       .string()
       .min(1)
       .max(128)
       .optional()
-      .meta({ description: "protein entity id; required for target_validation" }),
+      .meta({ description: "protein entity id (SYMBOL|PROTEIN); required for target_validation" }),
     deg_significance_fold: P.deg_significance_fold,
     min_mean_expression: P.min_mean_expression,
     n_randomizations: P.n_randomizations,
     top_n_causal_degs: P.top_n_causal_degs,
     min_path_fraction: P.min_path_fraction,
     min_path_probability: P.min_path_probability,
-    max_path_length: z.number().int().min(1).nullable().optional(),
-    min_degs_fold_uniform: z.number().nullable().optional(),
-    prefix: z.string().max(256).nullable().optional(),
-    model_version: z.string().max(128).nullable().optional(),
-    label: z.string().max(256).nullable().optional(),
+    max_path_length: P.max_path_length,
+    min_degs_fold_uniform: P.min_degs_fold_uniform,
+    prefix: z.string().min(1).max(256).nullable().optional(),
+    model_version: z.string().min(1).max(128).nullable().optional(),
+    label: z.string().min(1).max(256).nullable().optional(),
   })
   .meta({ id: "PredictionCreateForm" });
+export type PredictionCreateForm = z.input<typeof PredictionCreateForm>;

@@ -2,7 +2,7 @@
  * Reading a job's stored artifacts for the status and derived routes. Object keys come only
  * from the result-file map the runner reported; clients never name a key.
  */
-import { decodeNpyFloat32 } from "@causeway/runner/artifacts";
+import { decodeNpyFloat32, parseNpyFloat32Header, type Float32Matrix } from "@causeway/runner/artifacts";
 import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { z } from "zod";
@@ -22,6 +22,15 @@ export class StorageUnavailable extends Error {
   constructor(cause: unknown) {
     super("object storage unavailable", { cause });
     this.name = "StorageUnavailable";
+  }
+}
+
+async function guarded<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ObjectNotFound) return null;
+    throw new StorageUnavailable(err);
   }
 }
 
@@ -128,7 +137,19 @@ export function matrixPreview(
   maxColumns: number,
 ): SourceInfluenceMatrixPreview {
   const ids = MatrixIds.parse(idsJson);
-  const m = decodeNpyFloat32(npy);
+  return previewOf(decodeNpyFloat32(npy), ids, maxRows, maxColumns);
+}
+
+/**
+ * The preview from `m`, whose data may hold only the leading rows (at least the previewed
+ * ones); `m.rows` is the matrix's full row count.
+ */
+function previewOf(
+  m: Float32Matrix,
+  ids: z.infer<typeof MatrixIds>,
+  maxRows: number,
+  maxColumns: number,
+): SourceInfluenceMatrixPreview {
   if (ids.row_ids.length !== m.rows || ids.column_ids.length !== m.cols)
     throw new Error("matrix ids do not match its shape");
   const nRows = Math.min(maxRows, m.rows);
@@ -150,6 +171,83 @@ export function matrixPreview(
     truncated_rows: m.rows > nRows,
     truncated_columns: m.cols > nCols,
   };
+}
+
+// Enough for any header the runner writes (64-byte aligned, a few hundred bytes at most).
+const NPY_HEAD_BYTES = 4096;
+
+/**
+ * The same preview as `matrixPreview`, reading only the .npy header and the previewed rows
+ * through ranged reads; null when the job has no such files.
+ */
+export async function readMatrixPreview(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  npyName: string,
+  idsName: string,
+  maxRows: number,
+  maxColumns: number,
+): Promise<SourceInfluenceMatrixPreview | null> {
+  const key = files?.[npyName];
+  if (!key) return null;
+  const head = await guarded(() => store.getRange(key, 0, NPY_HEAD_BYTES));
+  if (head === null) return null;
+  const idsJson = await readJsonArtifact(store, files, idsName);
+  if (idsJson === undefined) return null;
+  const ids = MatrixIds.parse(idsJson);
+  const { rows, cols, offset } = parseNpyFloat32Header(head);
+  const end = offset + rows * cols * 4;
+  // The whole-file check of decodeNpyFloat32: exactly `end` bytes long.
+  const tail = end === 0 ? Buffer.alloc(0) : await guarded(() => store.getRange(key, end - 1, end + 1));
+  if (tail === null) return null;
+  if (end !== 0 && tail.length !== 1) throw new Error(".npy data length does not match its shape");
+  const nRows = Math.min(maxRows, rows);
+  const nCols = Math.min(maxColumns, cols);
+  const bytes = await guarded(() => store.getRange(key, offset, offset + nRows * cols * 4));
+  if (bytes === null) return null;
+  // Copy so the values are aligned regardless of the buffer's offset.
+  const data = new Float32Array(nRows * cols);
+  Buffer.from(data.buffer).set(bytes);
+  return previewOf({ rows, cols, data }, ids, nRows, nCols);
+}
+
+const TSV_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The header and first `maxRows` lines of a TSV artifact, read in growing ranges until enough
+ * lines have arrived; the whole text when it is shorter. null when the job has no such file.
+ * `parseTsv` of the result gives the same first `maxRows` rows as `parseTsv` of the whole file.
+ */
+export async function readTsvHead(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  name: string,
+  maxRows: number,
+): Promise<string | null> {
+  const key = files?.[name];
+  if (!key) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let newlines = 0;
+  let chunk = TSV_CHUNK_BYTES;
+  for (;;) {
+    const part = await guarded(() => store.getRange(key, size, size + chunk));
+    if (part === null) return null;
+    chunks.push(part);
+    size += part.length;
+    for (let i = part.indexOf(10); i >= 0; i = part.indexOf(10, i + 1)) newlines++;
+    if (part.length < chunk) return Buffer.concat(chunks).toString("utf8");
+    if (newlines > maxRows) break;
+    chunk *= 2;
+  }
+  const all = Buffer.concat(chunks);
+  let cut = -1;
+  for (let n = 0; n <= maxRows; n++) cut = all.indexOf(10, cut + 1);
+  // A CRLF line ends before its \r, as in parseTsv's split.
+  const text = all.subarray(0, cut > 0 && all[cut - 1] === 13 ? cut - 1 : cut).toString("utf8");
+  // parseTsv drops trailing empty lines, which inside the file are rows: read it whole then.
+  if (/(^|\n)$/.test(text)) return (await readArtifact(store, files, name))?.toString("utf8") ?? null;
+  return text;
 }
 
 /** For the image routes, whose contract answers storage faults with a generic 500 (service-spec §4.8, §4.12). */

@@ -18,6 +18,7 @@ import {
   type ResultFileMap,
   type TransitionResult,
 } from "../db/jobs.ts";
+import { forgetQuota } from "../db/quota-cache.ts";
 import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import { limitKeys, type LimitStore } from "../limits/limit-store.ts";
 import { observeJobFinished } from "../observability/job-metrics.ts";
@@ -35,6 +36,8 @@ export interface JobServiceDeps {
   onFinished?: (kind: JobKind, jobId: string) => void;
   /** Called with the current state after every applied callback or failure (push delivery). */
   onChange?: (kind: JobKind, job: TransitionResult) => void;
+  /** Called once when a prediction completes (stores its status body); never throws. */
+  onPredictionCompleted?: (predictionId: string) => Promise<void>;
 }
 
 export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
@@ -111,6 +114,8 @@ export class JobService {
       await observeJobFinished(db, cb.kind, result.id, (err) =>
         this.deps.log.warn({ err }, "job metrics not recorded"),
       );
+    if (result?.status === "completed" && cb.kind === "prediction")
+      void this.deps.onPredictionCompleted?.(result.id);
     const current = result ?? (await this.current(cb.kind, cb.job_id));
     if (!current) return { applied: false, found: false };
     if (current.status === "completed" || current.status === "failed")
@@ -153,6 +158,7 @@ export class JobService {
   private async afterFinish(kind: JobKind, job: TransitionResult, transitioned: boolean): Promise<void> {
     if (transitioned) this.deps.onFinished?.(kind, job.id);
     if (kind !== "prediction") return;
+    forgetQuota(this.deps.db, job.account_id); // a failure may have given a unit back
     await this.deps.limits
       .release(limitKeys.inflight(job.account_id), job.id)
       .catch((err: unknown) => this.deps.log.warn({ err }, "could not release in-flight reservation"));

@@ -1,29 +1,36 @@
 /**
- * Model versions at start (embedded mode's "first start serves jobs"): when
- * CAUSEWAY_MODEL/CAUSEWAY_HGNC are set and the configured version is not registered yet, it is
- * imported into object storage with the runner's importModel and registered as the default.
+ * Model versions (model.md §12.1). A version is a network bundle plus a scoring (v1, v2); the
+ * service holds several, a submission's `model_version` picks one, and one is the default.
+ * Embedded mode's "first start serves jobs": when CAUSEWAY_MODEL/CAUSEWAY_HGNC are set, the
+ * versions of CAUSEWAY_MODEL_VERSIONS that are not registered yet are imported with the
+ * runner's importModel.
  */
+import type { ScoringVersion } from "@causeway/contract";
 import type { ObjectStore } from "@causeway/runner/storage";
+import type { ConfiguredModels } from "../config.ts";
 import type { Database } from "../db/database.ts";
-import { getDefaultModel, getModel, registerModel } from "../db/models.ts";
+import { getDefaultModel, getModel, registerModel, setDefaultModel } from "../db/models.ts";
 import type { RunnerPieces } from "../runner-pieces.ts";
 import { manifestBytes, recordModelBuild } from "../observability/metrics.ts";
 
+type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
+
 export async function importAndRegisterModel(
-  deps: { db: Database; store: ObjectStore; runner: RunnerPieces },
-  m: { networkPath: string; hgncDir: string; version: string; makeDefault: boolean },
+  deps: ModelDeps,
+  m: { networkPath: string; hgncDir: string; version: string; scoring: ScoringVersion; makeDefault: boolean },
   log: (message: string) => void,
 ): Promise<"imported" | "exists"> {
   if (await getModel(deps.db, m.version)) {
-    if (m.makeDefault) await registerModel(deps.db, m.version, null, true);
+    if (m.makeDefault) await setDefaultModel(deps.db, m.version);
     return "exists";
   }
-  log(`importing model ${m.version} from ${m.networkPath}`);
+  log(`importing model ${m.version} (scoring ${m.scoring}) from ${m.networkPath}`);
   const started = performance.now();
   const manifest = await deps.runner.importModel({
     networkPath: m.networkPath,
     hgncDir: m.hgncDir,
     version: m.version,
+    scoring: m.scoring,
     store: deps.store,
     onProgress: log,
   });
@@ -32,21 +39,28 @@ export async function importAndRegisterModel(
   return "imported";
 }
 
-/** Start-up: import the configured model when needed; make it the default when none is. */
-export async function ensureConfiguredModel(
-  deps: { db: Database; store: ObjectStore; runner: RunnerPieces },
-  model: { networkPath: string | undefined; hgncDir: string | undefined; version: string },
+/**
+ * Start-up: import the configured versions that are missing. The default is CAUSEWAY_MODEL_VERSION
+ * when it is set (configuration wins); otherwise an existing default (the admin's choice, see
+ * `admin models set-default`) stands, and a fresh service takes the first configured version.
+ */
+export async function ensureConfiguredModels(
+  deps: ModelDeps,
+  models: ConfiguredModels,
   log: (message: string) => void,
 ): Promise<void> {
-  if (!model.networkPath || !model.hgncDir) {
+  const { networkPath, hgncDir } = models;
+  if (!networkPath || !hgncDir) {
     if (!(await getDefaultModel(deps.db)))
       log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
     return;
   }
-  // The configured version is the default: CAUSEWAY_MODEL_VERSION names what new jobs use.
-  await importAndRegisterModel(
-    deps,
-    { networkPath: model.networkPath, hgncDir: model.hgncDir, version: model.version, makeDefault: true },
-    log,
-  );
+  for (const { version, scoring } of models.versions) {
+    await importAndRegisterModel(deps, { networkPath, hgncDir, version, scoring, makeDefault: false }, log);
+  }
+  const chosen =
+    models.defaultVersion ?? (await getDefaultModel(deps.db))?.version ?? models.versions[0]?.version;
+  if (chosen === undefined) return;
+  if (!(await setDefaultModel(deps.db, chosen)))
+    log(`CAUSEWAY_MODEL_VERSION=${chosen} is not a registered model version: the default is unchanged`);
 }

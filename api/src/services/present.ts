@@ -9,7 +9,14 @@ import type { ObjectStore } from "@causeway/runner/storage";
 import type { Account } from "../db/accounts.ts";
 import type { CausalAnalysisRow, PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import type { PredictionStatusResponse } from "../schemas/predictions.ts";
-import { findTsvRow, matrixPreview, readArtifact, readJsonArtifact, resultRows } from "./artifacts.ts";
+import {
+  findTsvRow,
+  readArtifact,
+  readJsonArtifact,
+  readMatrixPreview,
+  readTsvHead,
+  resultRows,
+} from "./artifacts.ts";
 
 export interface PresentOptions {
   maxRows: number;
@@ -18,6 +25,8 @@ export interface PresentOptions {
   target?: string | undefined;
   /** Whether to read artifacts (status route) or only the row (list route). */
   withResults: boolean;
+  /** Download links of the result files (a cache of signed links); signs afresh by default. */
+  links?: (files: ResultFileMap) => Promise<{ name: string; url: string }[]>;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -68,19 +77,24 @@ export async function presentPrediction(
   const prefix = primaryPrefix(p);
   const files = p.result_files;
   if (p.status === "completed") {
-    const scores = await readArtifact(store, files, prefix + ARTIFACTS.targetScores);
-    out.results = scores ? resultRows(scores.toString("utf8"), o.maxRows, internal) : null;
-    const npy = await readArtifact(store, files, prefix + ARTIFACTS.sourceInfluenceMatrix);
-    const ids = npy ? await readJsonArtifact(store, files, prefix + ARTIFACTS.sourceInfluenceIds) : undefined;
-    out.source_influence_matrix =
-      npy && ids !== undefined ? matrixPreview(npy, ids, o.maxSourceInfluenceRows, o.maxColumns) : null;
+    // Only the previewed rows are read (ranged reads), not the whole artifacts.
+    const scores = await readTsvHead(store, files, prefix + ARTIFACTS.targetScores, o.maxRows);
+    out.results = scores !== null ? resultRows(scores, o.maxRows, internal) : null;
+    out.source_influence_matrix = await readMatrixPreview(
+      store,
+      files,
+      prefix + ARTIFACTS.sourceInfluenceMatrix,
+      prefix + ARTIFACTS.sourceInfluenceIds,
+      o.maxSourceInfluenceRows,
+      o.maxColumns,
+    );
     if (!internal && p.job_type === "target_validation") {
       out.target_validation_score = await targetValidationScore(store, p, prefix, o.target);
     }
   }
   const externalValidation = !internal && p.job_type === "target_validation";
   if (!externalValidation && files && Object.keys(files).length > 0) {
-    out.artifacts = await artifactLinks(store, files, presignTtl);
+    out.artifacts = o.links ? await o.links(files) : await artifactLinks(store, files, presignTtl);
   }
   return out;
 }

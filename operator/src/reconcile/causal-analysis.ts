@@ -5,15 +5,14 @@
 import { CausalAnalysisJobSpec } from "@causeway/contract";
 import type { CausalAnalysisResource } from "@causeway/contract";
 import { reconcileRunnerJob } from "./runner-job.ts";
+import { specError } from "./spec-error.ts";
 import type { Decision, Observed, ReconcileConfig } from "./types.ts";
 
 /** Why a CausalAnalysis spec cannot run, or null. */
 export function causalAnalysisSpecError(spec: unknown): string | null {
-  const parsed = CausalAnalysisJobSpec.safeParse(spec);
-  if (!parsed.success) {
-    return parsed.error.issues.map((i) => `${i.path.join(".") || "spec"}: ${i.message}`).join("; ");
-  }
-  if (Object.keys(parsed.data.prediction_artifacts).length === 0) return "prediction_artifacts is empty";
+  const checked = specError(CausalAnalysisJobSpec, spec);
+  if ("message" in checked) return checked.message;
+  if (Object.keys(checked.data.prediction_artifacts).length === 0) return "prediction_artifacts is empty";
   return null;
 }
 

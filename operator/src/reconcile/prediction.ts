@@ -6,6 +6,7 @@
 import { PredictionJobSpec } from "@causeway/contract";
 import type { PredictionResource } from "@causeway/contract";
 import { reconcileRunnerJob } from "./runner-job.ts";
+import { specError } from "./spec-error.ts";
 import type { Decision, Observed, ReconcileConfig } from "./types.ts";
 
 /**
@@ -13,9 +14,8 @@ import type { Decision, Observed, ReconcileConfig } from "./types.ts";
  * spec also checks the cross-field rule the CRD cannot (target_validation).
  */
 export function predictionSpecError(spec: unknown): string | null {
-  const parsed = PredictionJobSpec.safeParse(spec);
-  if (parsed.success) return null;
-  return parsed.error.issues.map((i) => `${i.path.join(".") || "spec"}: ${i.message}`).join("; ");
+  const checked = specError(PredictionJobSpec, spec);
+  return "message" in checked ? checked.message : null;
 }
 
 /** The pure reconcile decision for one Prediction. */

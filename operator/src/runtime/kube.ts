@@ -21,7 +21,7 @@ import {
 import type { JobKind } from "@causeway/contract";
 import {
   API_VERSION,
-  FIELD_MANAGERS,
+  statusApply,
   GROUP,
   RESOURCES,
   VERSION,
@@ -130,16 +130,7 @@ export class ClientNodeGateway implements KubeGateway {
       resource.kind === "Prediction" ? RESOURCES.prediction.plural : RESOURCES.causal_analysis.plural;
     const body = { apiVersion: API_VERSION, kind: resource.kind, metadata: { name, namespace }, status };
     await this.custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural,
-        name,
-        body,
-        fieldManager: FIELD_MANAGERS.operator,
-        force: true,
-      },
+      statusApply({ namespace, plural, name }, body, "operator"),
       applyPatch,
     );
   }

@@ -27,21 +27,36 @@ export function encodeNpyFloat32(matrix: Float32Matrix): Buffer {
   return Buffer.concat([prefix, Buffer.from(header, "latin1"), body]);
 }
 
-/** Reads a float32 C-order matrix; rejects every other dtype or layout. */
-export function decodeNpyFloat32(buf: Buffer): Float32Matrix {
+/** Shape and data offset of a float32 C-order `.npy`, from its first bytes. */
+export interface NpyFloat32Header {
+  rows: number;
+  cols: number;
+  /** Byte offset of the first value. */
+  offset: number;
+}
+
+/**
+ * Parses the header at the start of `buf`, which must hold at least the whole header;
+ * rejects every other dtype or layout. Lets a reader fetch only the rows it needs.
+ */
+export function parseNpyFloat32Header(buf: Buffer): NpyFloat32Header {
   if (buf.length < 10 || !buf.subarray(0, 6).equals(MAGIC)) throw new Error("not a .npy file");
   const major = buf[6];
   const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
   const start = major === 1 ? 10 : 12;
+  if (buf.length < start + headerLen) throw new Error("truncated .npy header");
   const header = buf.subarray(start, start + headerLen).toString("latin1");
   if (!/'descr':\s*'<f4'/.test(header) || !/'fortran_order':\s*False/.test(header)) {
     throw new Error("only little-endian float32 C-order .npy is supported");
   }
   const shape = /'shape':\s*\((\d+),\s*(\d+)\s*,?\)/.exec(header);
   if (!shape) throw new Error("only two-dimensional .npy is supported");
-  const rows = Number(shape[1]);
-  const cols = Number(shape[2]);
-  const offset = start + headerLen;
+  return { rows: Number(shape[1]), cols: Number(shape[2]), offset: start + headerLen };
+}
+
+/** Reads a float32 C-order matrix; rejects every other dtype or layout. */
+export function decodeNpyFloat32(buf: Buffer): Float32Matrix {
+  const { rows, cols, offset } = parseNpyFloat32Header(buf);
   if (buf.length - offset !== rows * cols * 4) throw new Error(".npy data length does not match its shape");
   // Copy so the result is aligned regardless of the buffer's offset.
   const data = new Float32Array(rows * cols);

@@ -42,6 +42,11 @@ export interface Contrast {
   log2fc: Map<string, number | null>;
   meanCp10kControl: Map<string, number>;
   meanCp10kBoth: Map<string, number>;
+  /**
+   * DEG-list input only: control-arm mean CP10k from the DE table, when it carries one. Model v1
+   * ignores it (its outputs for DEG lists are frozen); model v2 judges expression by it.
+   */
+  tableMeanCp10kControl?: Map<string, number>;
   degsTable: DegsTableRow[];
   summary: DatasetSummary | null;
   /** Recorded in run_metadata.json. */
@@ -226,10 +231,15 @@ function pooledSamples(): { id: string; arm: 0 | 1; donor: null; nCells: number 
 export function contrastFromDegList(
   model: Model,
   degs: string[],
-  table: { genes: string[]; logFC: (number | null)[] } | null,
+  table: { genes: string[]; logFC: (number | null)[]; meanCp10kCtrl?: (number | null)[] | null } | null,
 ): Contrast {
   const log2fc = new Map<string, number | null>();
   table?.genes.forEach((g, i) => log2fc.set(g, table.logFC[i] ?? null));
+  const tableExpression = new Map<string, number>();
+  table?.genes.forEach((g, i) => {
+    const v = table.meanCp10kCtrl?.[i];
+    if (v !== null && v !== undefined && Number.isFinite(v)) tableExpression.set(g, v);
+  });
   const degSymbols = new Set(degs);
   const universe = [...new Set([...(table?.genes ?? []), ...degs])];
   const degsTable: DegsTableRow[] = universe.map((gene) => ({
@@ -256,6 +266,7 @@ export function contrastFromDegList(
     log2fc,
     meanCp10kControl: new Map(),
     meanCp10kBoth: new Map(),
+    ...(tableExpression.size > 0 ? { tableMeanCp10kControl: tableExpression } : {}),
     degsTable,
     summary: { n_degs: degSymbols.size },
     metadata: { input: "deg_list", logfc_method: table ? "de_table" : "none" },

@@ -12,14 +12,20 @@ export interface DeTable {
   genes: string[];
   /** log2 fold change per gene (aligned with `genes`); null without a `logFC` column or value. */
   logFC: (number | null)[];
+  /**
+   * Control-arm mean CP10k per gene (aligned with `genes`) from a `mean_cp10k_ctrl` column (the
+   * runner's own degs.tsv carries one); null when the table has no such column.
+   */
+  meanCp10kCtrl: (number | null)[] | null;
 }
 
 export function readDeTable(text: string, symbols: Pick<SymbolTable, "resolve">): DeTable {
   const { columns, rows } = parseTsv(text);
   const curated = columns.indexOf("hgnc_symbol");
   const fc = columns.indexOf("logFC");
+  const expr = columns.indexOf("mean_cp10k_ctrl");
   const seen = new Set<string>();
-  const table: DeTable = { genes: [], logFC: [] };
+  const table: DeTable = { genes: [], logFC: [], meanCp10kCtrl: expr >= 0 ? [] : null };
   for (const cells of rows) {
     const curatedCell = curated >= 0 ? cells[curated] : undefined;
     const name = curatedCell && curatedCell !== "NA" ? curatedCell : (cells[0] ?? "");
@@ -28,6 +34,7 @@ export function readDeTable(text: string, symbols: Pick<SymbolTable, "resolve">)
     seen.add(symbol);
     table.genes.push(symbol);
     table.logFC.push(fc >= 0 ? numberCell(cells[fc]) : null);
+    table.meanCp10kCtrl?.push(numberCell(cells[expr]));
   }
   return table;
 }

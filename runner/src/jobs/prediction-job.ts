@@ -15,7 +15,12 @@ import {
 import type { CompletedCallback, DatasetSummary } from "@causeway/contract";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
-import { scoreTargets, type ScoreTargetsResult } from "../scoring/index.ts";
+import {
+  MODEL_V2,
+  scoreTargetsWith,
+  type ScoreTargetsResult,
+  type ScoringVersion,
+} from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
@@ -42,6 +47,8 @@ export interface PredictionRun {
   out: ArtifactWriter;
   reporter: Reporter;
   metadata: RunMetadata;
+  /** Target scoring; the model version's own (its manifest's `scoring`) when omitted. */
+  scoring?: ScoringVersion;
 }
 
 export type JobSuccess = Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq" | "status">;
@@ -54,18 +61,28 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
   await reporter.step("degs_mapped");
   await reporter.step("model_loaded");
 
+  const scoring = run.scoring ?? model.manifest.scoring;
+  metadata.set("scoring", {
+    version: scoring,
+    hub_exponent: model.manifest.hub_exponent,
+    ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
+  });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];
   for (const contrast of contrasts) {
     await writeDegArtifacts(run.out, contrast);
     await writePseudoBulkArtifacts(run.out, contrast);
     const scores = metadata.time(`scores${contrast.prefix}`, () =>
-      scoreTargets({
+      scoreTargetsWith(scoring, {
         model,
+        log2fc: contrast.log2fc,
         universe: contrast.universe,
         degs: contrast.mappedDegs,
         degSignificanceFold: run.params.deg_significance_fold,
         minMeanExpression: run.params.min_mean_expression,
-        meanCp10kControl: contrast.meanCp10kControl,
+        meanCp10kControl:
+          scoring === "v2" && contrast.meanCp10kControl.size === 0
+            ? contrast.tableMeanCp10kControl
+            : contrast.meanCp10kControl,
         meanCp10kBoth: contrast.meanCp10kBoth,
         isDegSymbols: contrast.degSymbols,
         nRandomizations: run.params.n_randomizations,

@@ -56,7 +56,8 @@ export async function writeScoreArtifacts(
   c: Contrast,
   scores: ScoreTargetsResult,
 ): Promise<void> {
-  await out.write(c.prefix + ARTIFACTS.targetScores, toTsv(TARGET_SCORE_COLUMNS, scores.rows));
+  const columns = [...TARGET_SCORE_COLUMNS, ...(scores.extraColumns ?? [])];
+  await out.write(c.prefix + ARTIFACTS.targetScores, toTsv(columns, scores.rows));
   const m = scores.sourceInfluence;
   await out.write(
     c.prefix + ARTIFACTS.sourceInfluenceMatrix,

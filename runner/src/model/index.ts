@@ -1,6 +1,6 @@
 /** The interactome model (model.md §6, §12.1, §15.2). */
 export { Model, type ModelParts } from "./model.ts";
-export { ModelManifest, BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH } from "./manifest.ts";
+export { ModelManifest, BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, SCORING_VERSIONS } from "./manifest.ts";
 export {
   importModel,
   loadModel,

@@ -3,6 +3,7 @@
  * of the files of an immutable model version.
  */
 import { z } from "zod";
+import { SCORING_VERSIONS } from "@causeway/contract";
 
 /** Bump when the stored bundle layout changes, so caches keyed on it are rebuilt. */
 export const BUNDLE_FORMAT = 1;
@@ -11,6 +12,9 @@ export const BUNDLE_FORMAT = 1;
 export const DEFAULT_MAX_PATH_LENGTH = 6;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** How target scores are computed from a bundle: model v1 (model.md §7) or v2 (runner/docs/model-v2.md). */
+export { SCORING_VERSIONS } from "@causeway/contract";
 
 /** Schema of model_manifest.json. */
 export const ModelManifest = z.object({
@@ -22,6 +26,8 @@ export const ModelManifest = z.object({
   rho: z.number().min(0).max(1),
   hub_exponent: z.number().min(0),
   weight_rule: z.enum(["uniform", "dorothea_confidence"]),
+  /** The scoring this version uses; manifests written before v2 existed are v1. */
+  scoring: z.enum(SCORING_VERSIONS).default("v1"),
   iterations: z.number().int().positive(),
   tolerance: z.number().positive(),
   zero_below: z.number().min(0),
@@ -53,7 +59,7 @@ export function manifestIdentity(
     | "hub_exponent"
     | "tolerance"
     | "default_max_path_length"
-  >,
+  > & { scoring?: (typeof SCORING_VERSIONS)[number] },
 ): string {
   const hgnc = Object.keys(m.hgnc)
     .sort()
@@ -67,5 +73,7 @@ export function manifestIdentity(
     m.hub_exponent,
     m.tolerance,
     m.default_max_path_length,
+    // v1 identities keep their original form, so existing versions re-import as no-ops.
+    ...(m.scoring === "v2" ? ["scoring:v2"] : []),
   ]);
 }

@@ -11,6 +11,7 @@ import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
 import { computeInfluence, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
+import type { SCORING_VERSIONS } from "./manifest.ts";
 import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, ModelManifest, manifestIdentity } from "./manifest.ts";
 import { Model } from "./model.ts";
 import { parseNetwork, type Network } from "./network.ts";
@@ -66,6 +67,8 @@ export interface ImportModelOptions {
   onProgress?: ProgressCallback;
   /** Walk parameters; model v1 when omitted. */
   walk?: WalkParams;
+  /** Scoring recorded in the manifest (selects the target scoring of jobs); v1 when omitted. */
+  scoring?: (typeof SCORING_VERSIONS)[number];
 }
 
 const sha256 = (buf: Buffer | Uint8Array): string => createHash("sha256").update(buf).digest("hex");
@@ -98,8 +101,9 @@ async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs>
   };
 }
 
-function identityOf(inputs: Inputs, walk: WalkParams): string {
+function identityOf(inputs: Inputs, walk: WalkParams, scoring: ImportModelOptions["scoring"]): string {
   return manifestIdentity({
+    scoring,
     bundle_format: BUNDLE_FORMAT,
     network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
     hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
@@ -132,7 +136,7 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
   const inputs = await readInputs(options.networkPath, options.hgncDir);
   const existing = await readManifest(options.store, options.version);
   if (existing) {
-    if (manifestIdentity(existing) === identityOf(inputs, walk)) return existing;
+    if (manifestIdentity(existing) === identityOf(inputs, walk, options.scoring)) return existing;
     throw new ModelVersionConflict(options.version);
   }
 
@@ -168,6 +172,7 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
     rho: walk.rho,
     hub_exponent: walk.hubExponent,
     weight_rule: network.weightRule,
+    scoring: options.scoring ?? "v1",
     iterations,
     tolerance: TOLERANCE,
     zero_below: ZERO_BELOW,
@@ -219,6 +224,8 @@ export interface BuildModelOptions {
   onProgress?: ProgressCallback;
   /** Recorded in the in-memory manifest; default "in-memory". */
   version?: string;
+  /** Scoring recorded in the manifest; v1 when omitted. */
+  scoring?: (typeof SCORING_VERSIONS)[number];
 }
 
 /** Builds a model in memory without storing it (tests, fixtures, one-off analyses). */
@@ -239,6 +246,7 @@ export async function buildModel(options: BuildModelOptions): Promise<Model> {
     rho: walk.rho,
     hub_exponent: walk.hubExponent,
     weight_rule: network.weightRule,
+    scoring: options.scoring ?? "v1",
     iterations,
     tolerance: TOLERANCE,
     zero_below: ZERO_BELOW,
@@ -373,10 +381,18 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
 
 type TypedCtor<T> = { new (length: number): T; BYTES_PER_ELEMENT: number };
 
-/** Copies raw bytes into a fresh (aligned) typed array. */
-function typed<T extends ArrayBufferView>(ctor: TypedCtor<T>, buf: Buffer): T {
+type ViewCtor<T> = TypedCtor<T> & { new (buffer: ArrayBuffer, byteOffset: number, length: number): T };
+
+/**
+ * The raw bytes as a typed array: a view of the buffer when the buffer owns its whole
+ * ArrayBuffer (as a file read does), else an aligned copy. The view halves the peak memory of
+ * a load (the influence matrix alone is over 100 MB) and skips a copy.
+ */
+function typed<T extends ArrayBufferView>(ctor: ViewCtor<T>, buf: Buffer): T {
   if (buf.length % ctor.BYTES_PER_ELEMENT !== 0)
     throw new ModelIntegrityError("bundle array has a partial element");
+  if (buf.byteOffset === 0 && buf.buffer instanceof ArrayBuffer && buf.byteLength === buf.buffer.byteLength)
+    return new ctor(buf.buffer, 0, buf.length / ctor.BYTES_PER_ELEMENT);
   const out = new ctor(buf.length / ctor.BYTES_PER_ELEMENT);
   new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(buf);
   return out;

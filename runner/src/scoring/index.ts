@@ -13,3 +13,14 @@ export { benjaminiHochberg } from "./bh.ts";
 export { Xoshiro128ss, seedFrom } from "./prng.ts";
 export { buildStrata, quantileBins, type StratumGroup } from "./strata.ts";
 export { randomize, type RandomizationStats, type SignificanceIndicator } from "./randomization.ts";
+export {
+  scoreTargetsV2,
+  singleEdgeProxies,
+  V2_DEFAULTS,
+  type ScoreTargetsV2Input,
+  type V2Settings,
+  type V2Evidence,
+} from "./score-targets-v2.ts";
+export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor, importOptionsFor } from "./scoring-version.ts";
+export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
+export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";

@@ -86,6 +86,8 @@ export interface ScoreTargetsResult {
   strata?: StratumGroup[];
   n: number;
   N: number;
+  /** Artifact-only columns beyond §7.6 that the rows carry (model v2), in table order. */
+  extraColumns?: readonly string[];
 }
 
 /** Universe positions (model RNA indices) with D appended where missing; D positions within it. */

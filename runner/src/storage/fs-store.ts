@@ -4,12 +4,18 @@
  * Presigned links are made by a signer the API provides (it serves the downloads itself).
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { randomUUID } from "node:crypto";
-import { ObjectNotFound, assertSafeKey, type ObjectStore, type PresignOptions } from "./object-store.ts";
+import {
+  ObjectNotFound,
+  assertRange,
+  assertSafeKey,
+  type ObjectStore,
+  type PresignOptions,
+} from "./object-store.ts";
 
 export type UrlSigner = (key: string, options: PresignOptions) => string;
 
@@ -58,6 +64,28 @@ export class FsObjectStore implements ObjectStore {
       return await readFile(this.pathOf(key));
     } catch (err) {
       throw notFoundOr(err, key);
+    }
+  }
+
+  async getRange(key: string, start: number, end: number): Promise<Buffer> {
+    assertRange(start, end);
+    let handle;
+    try {
+      handle = await open(this.pathOf(key), "r");
+    } catch (err) {
+      throw notFoundOr(err, key);
+    }
+    try {
+      const out = Buffer.alloc(end - start);
+      let filled = 0;
+      while (filled < out.length) {
+        const { bytesRead } = await handle.read(out, filled, out.length - filled, start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return filled === out.length ? out : out.subarray(0, filled);
+    } finally {
+      await handle.close();
     }
   }
 

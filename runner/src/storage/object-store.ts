@@ -18,6 +18,11 @@ export interface ObjectStore {
   putFile(key: string, path: string, contentType?: string): Promise<void>;
   /** Reads a whole object; throws ObjectNotFound when absent. */
   get(key: string): Promise<Buffer>;
+  /**
+   * Reads bytes [start, end) of an object; fewer (or none) when the object ends sooner.
+   * Throws ObjectNotFound when absent. Previews read only the rows they return.
+   */
+  getRange(key: string, start: number, end: number): Promise<Buffer>;
   /** Copies an object to a local file (large inputs are read by path, e.g. by h5wasm). */
   getToFile(key: string, path: string): Promise<void>;
   exists(key: string): Promise<boolean>;
@@ -46,5 +51,12 @@ export function assertSafeKey(key: string): void {
   }
   for (const segment of key.split("/")) {
     if (segment === "" || segment === "." || segment === "..") throw new Error(`invalid object key`);
+  }
+}
+
+/** Rejects byte ranges that are negative, reversed or not whole numbers. */
+export function assertRange(start: number, end: number): void {
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new Error("invalid byte range");
   }
 }

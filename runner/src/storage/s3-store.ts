@@ -17,7 +17,13 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { createReadStream, createWriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { ObjectNotFound, assertSafeKey, type ObjectStore, type PresignOptions } from "./object-store.ts";
+import {
+  ObjectNotFound,
+  assertRange,
+  assertSafeKey,
+  type ObjectStore,
+  type PresignOptions,
+} from "./object-store.ts";
 
 export interface S3StoreConfig {
   bucket: string;
@@ -65,6 +71,27 @@ export class S3ObjectStore implements ObjectStore {
 
   async get(key: string): Promise<Buffer> {
     const body = await this.getStream(key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+    return Buffer.concat(chunks);
+  }
+
+  async getRange(key: string, start: number, end: number): Promise<Buffer> {
+    assertSafeKey(key);
+    assertRange(start, end);
+    if (end === start) return Buffer.alloc(0);
+    let body: Readable;
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }),
+      );
+      body = out.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw new ObjectNotFound(key);
+      // 416: the range starts at or past the end of the object.
+      if (isRangeNotSatisfiable(err)) return Buffer.alloc(0);
+      throw err;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
     return Buffer.concat(chunks);
@@ -133,4 +160,10 @@ function isNotFound(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
+}
+
+function isRangeNotSatisfiable(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === "InvalidRange" || e.$metadata?.httpStatusCode === 416;
 }

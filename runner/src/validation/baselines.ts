@@ -64,7 +64,10 @@ export function directTargetScores(
 /** rank_percentage of each source under `scores`, with mid-rank ties (§16.2). */
 export function midRankPercentages(scores: BaselineScores): Float64Array {
   const m = scores.length;
-  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  // A comparison, not a difference: −∞ scores (no evidence) must tie, and −∞ − −∞ is NaN.
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) =>
+    scores[b]! > scores[a]! ? 1 : scores[b]! < scores[a]! ? -1 : 0,
+  );
   const out = new Float64Array(m);
   for (let i = 0; i < m;) {
     let j = i;
@@ -74,4 +77,61 @@ export function midRankPercentages(scores: BaselineScores): Float64Array {
     i = j + 1;
   }
   return out;
+}
+
+/**
+ * decoupler's univariate linear model (ULM) TF activity: for each source with at least
+ * `minTargets` signed direct targets among the measured genes, the t-value of the slope of a
+ * linear regression (with intercept) of the DE statistic of every measured gene on the signed
+ * regulon weight (edge sign × confidence, 0 for non-targets). Scored as |t| (a driver may be
+ * activated or repressed); sources without enough targets score −∞ (ranked last, tied).
+ */
+export function ulmScores(model: Model, stat: ReadonlyMap<string, number>, minTargets = 5): BaselineScores {
+  const ys: number[] = [];
+  const posOfRna = new Int32Array(model.nRna).fill(-1);
+  for (const [g, y] of stat) {
+    if (!Number.isFinite(y)) continue;
+    const j = model.rnaIndex(g);
+    if (j >= 0) posOfRna[j] = ys.length;
+    ys.push(y);
+  }
+  const n = ys.length;
+  let sy = 0;
+  let syy = 0;
+  for (const y of ys) {
+    sy += y;
+    syy += y * y;
+  }
+  const { indptr, indices, data } = model.graph.p;
+  const { isRna, layerIndex, sign } = model.graph;
+  return Float64Array.from(model.sourceSymbols, (symbol) => {
+    const u = model.nodeIndex(symbol, "PROTEIN");
+    let maxW = 0;
+    for (let e = indptr[u]!; e < indptr[u + 1]!; e++)
+      if (isRna[indices[e]!] === 1) maxW = Math.max(maxW, data[e]!);
+    let m = 0;
+    let sx = 0;
+    let sxx = 0;
+    let sxy = 0;
+    for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
+      const v = indices[e]!;
+      if (isRna[v] !== 1 || sign[e] === 0) continue;
+      const pos = posOfRna[layerIndex[v]!]!;
+      if (pos < 0) continue;
+      const x = (sign[e]! * data[e]!) / maxW;
+      m++;
+      sx += x;
+      sxx += x * x;
+      sxy += x * ys[pos]!;
+    }
+    if (m < minTargets || n < 3) return -Infinity;
+    const Sxx = sxx - (sx * sx) / n;
+    const Sxy = sxy - (sx * sy) / n;
+    const Syy = syy - (sy * sy) / n;
+    if (Sxx <= 0) return -Infinity;
+    const b = Sxy / Sxx;
+    const sse = Math.max(0, Syy - b * Sxy);
+    const se = Math.sqrt(sse / (n - 2) / Sxx);
+    return se > 0 ? Math.abs(b / se) : -Infinity;
+  });
 }

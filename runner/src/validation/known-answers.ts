@@ -28,6 +28,32 @@ export interface KnownAnswerCase {
   universe: string[];
   /** log2FC by normalized symbol, from the DE table. */
   logFC: Map<string, number>;
+  /**
+   * A signed DE statistic by normalized symbol (the ULM baseline regresses it on regulon
+   * weights): the table's `t` or `stat` column, else sign(logFC)·sqrt(LR) for an edgeR LRT
+   * table, else logFC.
+   */
+  stat?: Map<string, number>;
+  /** mean CP10k of the control arm, when the case was made from counts. */
+  meanCp10kControl?: Map<string, number>;
+}
+
+/** The signed statistic column of a DE table (see KnownAnswerCase.stat). */
+function statOf(text: string, symbols: SymbolTable): Map<string, number> {
+  const { columns, rows } = parseTsv(text);
+  const col = (name: string): number => columns.indexOf(name);
+  const curated = col("hgnc_symbol");
+  const [t, lr, fc] = [col("t") >= 0 ? col("t") : col("stat"), col("LR"), col("logFC")];
+  const out = new Map<string, number>();
+  for (const cells of rows) {
+    const cur = curated >= 0 ? cells[curated] : undefined;
+    const g = symbols.resolve(cur && cur !== "NA" ? cur : (cells[0] ?? ""));
+    if (g === null || out.has(g)) continue;
+    const num = (i: number): number => (i >= 0 ? Number(cells[i]) : NaN);
+    const v = t >= 0 ? num(t) : lr >= 0 ? Math.sign(num(fc)) * Math.sqrt(num(lr)) : num(fc);
+    if (Number.isFinite(v)) out.set(g, v);
+  }
+  return out;
 }
 
 const symbolOf = (id: string): string => id.split("|")[0]!;
@@ -47,7 +73,8 @@ export async function readCase(dir: string, id: string, symbols: SymbolTable): P
   const caseDir = join(dir, id);
   const meta = CaseJson.parse(JSON.parse(await readFile(join(caseDir, "case.json"), "utf8")));
   const rawDegs = z.array(z.string()).parse(JSON.parse(await readFile(join(caseDir, "degs.json"), "utf8")));
-  const table = readDeTable(await readFile(join(caseDir, "de_table.tsv"), "utf8"), symbols);
+  const tableText = await readFile(join(caseDir, "de_table.tsv"), "utf8");
+  const table = readDeTable(tableText, symbols);
   const normalize = (xs: Iterable<string>): string[] => {
     const out = new Set<string>();
     for (const x of xs) {
@@ -68,5 +95,6 @@ export async function readCase(dir: string, id: string, symbols: SymbolTable): P
     degs: normalize(rawDegs),
     universe: [...new Set([...table.genes, ...normalize(rawDegs)])],
     logFC,
+    stat: statOf(tableText, symbols),
   };
 }

@@ -3,6 +3,10 @@
  * multipart body: files stream to the submission's temp directory under a size cap (never into
  * memory), text fields are collected under a field cap; limit breaches are 413, malformed
  * bodies and unexpected or repeated fields 422. And whether the client is still there.
+ *
+ * A part named like a file field is a file whether or not it carries a filename (generated
+ * clients send `format: binary` parts without one). `degs` is one part holding a JSON array,
+ * or several parts of one symbol each, the way form encoders send an array.
  */
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +15,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Writable } from "node:stream";
 import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
 import type { IdempotentRequest } from "../../services/idempotency.ts";
+import { MAX_DEGS } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
 
@@ -38,6 +43,9 @@ export interface UploadLimits {
 }
 
 const isFileField = (name: string): name is FileField => (FILE_FIELDS as readonly string[]).includes(name);
+
+/** Text parts allowed: one per field, plus one per DEG symbol when they come as separate parts. */
+const MAX_TEXT_PARTS = TEXT_FIELDS.size + MAX_DEGS;
 
 function tooLarge(what: string): Error {
   return new PayloadTooLarge(what);
@@ -69,11 +77,16 @@ export async function receiveUpload(
       fileSize: limits.maxFileBytes,
       fieldSize: limits.maxFieldBytes,
       files: FILE_FIELDS.length,
-      fields: TEXT_FIELDS.size,
-      parts: FILE_FIELDS.length + TEXT_FIELDS.size,
+      fields: MAX_TEXT_PARTS,
+      parts: FILE_FIELDS.length + MAX_TEXT_PARTS,
       headerPairs: 100,
     },
+    isPartAFile: (name: string | undefined, _type: string | undefined, filename: string | undefined) =>
+      (name !== undefined && isFileField(name)) || filename !== undefined,
   });
+  // Parts sent as application/json arrive parsed (@fastify/multipart); others as text.
+  const degParts: unknown[] = [];
+  let otherTextParts = 0;
   try {
     for await (const part of parts) {
       if (part.type === "file") {
@@ -93,16 +106,24 @@ export async function receiveUpload(
         );
         if (part.file.truncated)
           throw tooLarge(`The file ${part.fieldname} exceeds ${limits.maxFileBytes} bytes.`);
-        out.files[part.fieldname] = { path, filename: part.filename, bytes: part.file.bytesRead };
+        out.files[part.fieldname] = {
+          path,
+          filename: part.filename ?? part.fieldname,
+          bytes: part.file.bytesRead,
+        };
       } else {
         if (part.valueTruncated)
           throw tooLarge(`The field ${part.fieldname} exceeds ${limits.maxFieldBytes} bytes.`);
-        if (isFileField(part.fieldname))
-          throw invalid(["body", part.fieldname], "expected a file upload", "value_error");
+        const value = typeof part.value === "string" ? part.value : JSON.stringify(part.value);
+        if (part.fieldname === "degs") {
+          fingerprint.field(part.fieldname, value);
+          degParts.push(part.value);
+          continue;
+        }
+        if (++otherTextParts > TEXT_FIELDS.size) throw tooLarge("The form has too many fields.");
         if (!TEXT_FIELDS.has(part.fieldname)) continue; // unknown text fields are ignored, like any form handler
         if (part.fieldname in out.fields)
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
-        const value = typeof part.value === "string" ? part.value : String(part.value);
         fingerprint.field(part.fieldname, value);
         out.fields[part.fieldname] = value;
       }
@@ -110,6 +131,9 @@ export async function receiveUpload(
   } catch (err) {
     throw mapMultipartError(err, limits);
   }
+  const [single] = degParts;
+  if (degParts.length === 1) out.fields.degs = typeof single === "string" ? single : JSON.stringify(single);
+  else if (degParts.length > 1) out.fields.degs = JSON.stringify(degParts);
   fingerprint.finish();
   return out;
 }
@@ -151,6 +175,8 @@ function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
       return tooLarge("The form has too many fields.");
     case "FST_INVALID_MULTIPART_CONTENT_TYPE":
       return invalid(["body"], "the request body must be multipart/form-data", "content_type");
+    case "FST_INVALID_JSON_FIELD_ERROR":
+      return invalid(["body"], "a part sent as application/json is not valid JSON", "json_invalid");
     case "FST_PROTO_VIOLATION":
       return invalid(["body"], "invalid field name", "value_error");
     default:

@@ -126,6 +126,34 @@ describe("POST /v1/predictions success", () => {
   });
 });
 
+describe("POST /v1/predictions as generated clients send it", () => {
+  it("takes file parts without a filename and degs as one part per symbol (JSON or text)", async () => {
+    const a = await t.account("external");
+    const boundary = "----generated";
+    const part = (name: string, value: string, type?: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n` +
+      (type ? `Content-Type: ${type}\r\n` : "") +
+      `\r\n${value}\r\n`;
+    const payload =
+      part("dataset_control", "control bytes") +
+      part("dataset_pert", "perturbed bytes") +
+      part("degs", '"IFIT1"', "application/json") +
+      part("degs", "MX1") +
+      part("job_type", "target_validation") +
+      part("target", "STAT1|PROTEIN") +
+      `--${boundary}--\r\n`;
+    const res = await post(a.key, {
+      payload: Buffer.from(payload),
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const spec = PredictionJobSpec.parse(t.dispatcher.specs.at(-1));
+    if (spec.inputs.shape !== "split") throw new Error("expected the split shape");
+    expect(JSON.parse((await t.store.get(spec.inputs.degs_key)).toString())).toEqual(["IFIT1", "MX1"]);
+    expect((await t.store.get(spec.inputs.control_key)).toString()).toBe("control bytes");
+  });
+});
+
 describe("POST /v1/predictions validation (422) and policy (403)", () => {
   const cases: [string, ReturnType<typeof multipart>, (string | number)[]][] = [
     [

@@ -1,7 +1,6 @@
 /** Prediction routes: create, list, status (service-spec §4.1–4.3). */
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
 import type { AppContext } from "../../context.ts";
 import { getPrediction, listPredictions, type PageCursor } from "../../db/jobs.ts";
 import { NotFound, invalid } from "../../errors.ts";
@@ -15,24 +14,39 @@ import {
 } from "../../schemas/predictions.ts";
 import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { presentPrediction } from "../../services/present.ts";
+import { isDefaultStatusQuery } from "../../services/status-documents.ts";
+import { sendStoredStatus } from "./stored-status-reply.ts";
 import { submitPrediction } from "../../services/submission.ts";
 import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
 import { clientGoneSignal, idempotentUpload, receiveUpload } from "./prediction-request.ts";
 
-const Cursor = z.object({ t: z.number().int(), i: z.uuid() });
+/** Keyset times a cursor may carry: no row is older than 1970 or newer than 9999. */
+const CURSOR_MIN_MS = 0;
+const CURSOR_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** Opaque page cursor: base64url of the last row's (created_at, id). */
+const STATUS_DEFAULTS = StatusQuery.parse({});
+
+/**
+ * Opaque page cursor: base64url of 24 bytes, the last row's created_at (ms, int64) and id (16
+ * bytes). Every string of the documented shape (ListQuery) decodes to a keyset position, so a
+ * client can only get 422 by sending something of another shape.
+ */
 export function encodeCursor(c: PageCursor): string {
-  return Buffer.from(JSON.stringify({ t: c.createdAt.getTime(), i: c.id })).toString("base64url");
+  const buf = Buffer.alloc(24);
+  buf.writeBigInt64BE(BigInt(c.createdAt.getTime()), 0);
+  Buffer.from(c.id.replace(/-/g, ""), "hex").copy(buf, 8);
+  return buf.toString("base64url");
 }
 
 export function decodeCursor(raw: string): PageCursor | null {
-  try {
-    const c = Cursor.parse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
-    return { createdAt: new Date(c.t), id: c.i };
-  } catch {
-    return null;
-  }
+  const buf = Buffer.from(raw, "base64url");
+  if (buf.length !== 24 || buf.toString("base64url") !== raw) return null;
+  const ms = Number(buf.readBigInt64BE(0));
+  const hex = buf.subarray(8).toString("hex");
+  return {
+    createdAt: new Date(Math.min(CURSOR_MAX_MS, Math.max(CURSOR_MIN_MS, ms))),
+    id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  };
 }
 
 export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -123,17 +137,22 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: PredictionStatusResponse, 404: ErrorBody, ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const account = request.account!;
       const p = await getPrediction(ctx.db, account.id, request.params.prediction_id);
       if (!p) throw new NotFound();
       const q = request.query;
+      if (p.status === "completed" && isDefaultStatusQuery(q, STATUS_DEFAULTS)) {
+        const stored = await ctx.statusDocuments.serve(p, account);
+        if (stored) return sendStoredStatus(request, reply, stored);
+      }
       return presentPrediction(p, account, ctx.store, ctx.config.presignTtlSeconds, {
         maxRows: q.max_rows,
         maxSourceInfluenceRows: q.max_source_influence_rows,
         maxColumns: q.max_columns,
         target: q.target,
         withResults: true,
+        links: (files) => ctx.statusDocuments.signedLinks(p.id, files),
       });
     },
   );

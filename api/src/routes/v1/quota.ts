@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppContext } from "../../context.ts";
 import { getQuota } from "../../db/accounts.ts";
+import { cachedQuota } from "../../db/quota-cache.ts";
 import { QuotaResponse } from "../../schemas/causal.ts";
 import { commonErrors } from "../../schemas/common.ts";
 
@@ -17,6 +18,12 @@ export function quotaRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: QuotaResponse, ...commonErrors },
       },
     },
-    async (request) => getQuota(ctx.db, request.account!.id, ctx.config.limits.defaultQuota),
+    async (request) => {
+      const read = () => getQuota(ctx.db, request.account!.id, ctx.config.limits.defaultQuota);
+      // Embedded mode only: every quota writer is in this process (db/quota-cache.ts).
+      return ctx.config.database.kind === "embedded"
+        ? cachedQuota(ctx.db, request.account!.id, read)
+        : read();
+    },
   );
 }

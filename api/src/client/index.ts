@@ -1,0 +1,24 @@
+/** The causeway SDK: a typed client of the HTTP API, its errors, and waiting for jobs. */
+export { CausewayClient } from "./sdk.ts";
+export type {
+  CausalAnalysisCreated,
+  CausalAnalysisList,
+  CausalAnalysisRequest,
+  CausalAnalysisStatus,
+  CausalPaths,
+  ClientOptions,
+  DegsImpacted,
+  IntermediaryProteins,
+  MappedDegs,
+  PredictionStatus,
+  PredictionSubmission,
+  PredictionsPage,
+  PredictResult,
+  Quota,
+  StatusQuery,
+  SubmissionOptions,
+} from "./sdk.ts";
+export { CausewayError } from "./errors.ts";
+export { waitForCausalAnalysis, waitForPrediction, type Progress, type WaitOptions } from "./wait.ts";
+export { saveResults, type SavedFile, type SavedResults } from "./results.ts";
+export { resolveConnection, type Connection } from "./config.ts";

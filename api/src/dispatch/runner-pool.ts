@@ -1,0 +1,175 @@
+/**
+ * The warm runner pool of the embedded executor: one long-lived runner process per
+ * concurrency slot (runner/src/jobs/pool-worker.ts), with the model version loaded, each running
+ * one job at a time. A process is replaced after `maxJobs` jobs or when its resident memory
+ * after a job exceeds `rssGrowth` times what it was after its first job (a leak must not grow
+ * forever); a job that runs past `jobTimeoutMs` is ended by killing its process. A process that
+ * dies fails only the job it was running; a fresh one takes its slot.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import type { JobSpec } from "@causeway/contract";
+import type { RunMessage, WorkerMessage } from "@causeway/contract";
+
+export interface RunnerPoolOptions {
+  size: number;
+  /** Path of runner/src/jobs/pool-worker.ts. */
+  entry: string;
+  nodePath?: string;
+  env: Record<string, string>;
+  maxJobs: number;
+  rssGrowth: number;
+  jobTimeoutMs: number;
+  /** A slot became free (a job ended or a fresh process took a slot). */
+  onIdle: () => void;
+}
+
+/** How a job ended, in the terms of a child process exit (LocalExecutorOptions.onExit). */
+export interface JobEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+}
+
+interface Slot {
+  child: ChildProcess;
+  ready: Promise<boolean>;
+  jobs: number;
+  baselineRss: number | null;
+  job: { spec: JobSpec; done: (end: JobEnd) => void; timer: NodeJS.Timeout } | null;
+  stderrTail: string;
+  retiring: boolean;
+}
+
+export class RunnerPool {
+  private readonly o: RunnerPoolOptions;
+  private readonly slots = new Set<Slot>();
+  private closed = false;
+
+  constructor(options: RunnerPoolOptions) {
+    this.o = options;
+    // Warm every slot now: the first job should not pay start-up and the model load.
+    for (let i = 0; i < options.size; i++) this.spawn();
+  }
+
+  /** Whether a slot is free for a job. */
+  get idle(): boolean {
+    return [...this.slots].some((s) => s.job === null && !s.retiring);
+  }
+
+  /**
+   * Runs a job on a free slot; `onEnd` is called once, when the job's process said it is
+   * done or died. Throws when no slot is free (callers check `idle`).
+   */
+  run(spec: JobSpec, message: Omit<RunMessage, "type" | "spec">, onEnd: (end: JobEnd) => void): void {
+    const slot = [...this.slots].find((s) => s.job === null && !s.retiring);
+    if (!slot) throw new Error("no idle runner");
+    slot.stderrTail = "";
+    const timer = setTimeout(() => {
+      slot.stderrTail += `\njob exceeded ${this.o.jobTimeoutMs} ms; runner stopped`;
+      slot.child.kill("SIGKILL");
+    }, this.o.jobTimeoutMs);
+    timer.unref();
+    slot.job = { spec, done: onEnd, timer };
+    void slot.ready.then((ok) => {
+      if (ok && slot.job?.spec === spec)
+        slot.child.send({ type: "run", spec, ...message } satisfies RunMessage);
+    });
+  }
+
+  /** Ends a running job by stopping its process (cancellation, stalls). */
+  kill(jobId: string): void {
+    for (const s of this.slots) if (s.job?.spec.job_id === jobId) s.child.kill("SIGTERM");
+  }
+
+  /** Process ids of the pool (diagnostics, benchmarks). */
+  pids(): number[] {
+    return [...this.slots].flatMap((s) => (s.child.pid === undefined ? [] : [s.child.pid]));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [...this.slots].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            if (s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => {
+              s.child.kill("SIGKILL");
+              resolve();
+            }, 5000);
+            s.child.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            s.child.kill("SIGTERM");
+          }),
+      ),
+    );
+  }
+
+  private spawn(): void {
+    if (this.closed) return;
+    const child = fork(this.o.entry, [], {
+      execPath: this.o.nodePath ?? process.execPath,
+      env: this.o.env,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "json",
+    });
+    let markReady: (ok: boolean) => void = () => {};
+    const slot: Slot = {
+      child,
+      ready: new Promise<boolean>((resolve) => (markReady = resolve)),
+      jobs: 0,
+      baselineRss: null,
+      job: null,
+      stderrTail: "",
+      retiring: false,
+    };
+    this.slots.add(slot);
+    queueMicrotask(() => this.o.onIdle());
+    child.stderr?.on("data", (chunk: Buffer) => {
+      // The last 4 KiB of the current job, for the failure detail of a crashed runner.
+      slot.stderrTail = (slot.stderrTail + chunk.toString("utf8")).slice(-4096);
+    });
+    child.on("message", (m: WorkerMessage) => {
+      if (m.type === "ready") return markReady(true);
+      const job = slot.job;
+      if (!job || job.spec.job_id !== m.job_id) return;
+      clearTimeout(job.timer);
+      slot.job = null;
+      slot.jobs++;
+      slot.baselineRss ??= m.rss;
+      if (slot.jobs >= this.o.maxJobs || m.rss > slot.baselineRss * this.o.rssGrowth) this.retire(slot);
+      job.done({ code: m.exit_code, signal: null, stderrTail: slot.stderrTail });
+      this.o.onIdle();
+    });
+    let started = false;
+    void slot.ready.then((ok) => (started = ok));
+    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (!this.slots.has(slot)) return;
+      this.slots.delete(slot);
+      markReady(false);
+      const job = slot.job;
+      slot.job = null;
+      if (job) {
+        clearTimeout(job.timer);
+        job.done({ code, signal, stderrTail: slot.stderrTail });
+      }
+      // Keep the pool full unless it is closing; a process that never started waits a moment
+      // first, so a broken runner installation does not spin.
+      if (started) this.spawn();
+      else setTimeout(() => this.spawn(), 1000).unref();
+    };
+    child.once("error", (err) => {
+      slot.stderrTail += err.message;
+      gone(null, null);
+    });
+    child.once("exit", gone);
+  }
+
+  private retire(slot: Slot): void {
+    slot.retiring = true;
+    // The replacement starts warming while this one exits.
+    slot.child.kill("SIGTERM");
+  }
+}

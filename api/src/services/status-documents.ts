@@ -1,0 +1,335 @@
+/**
+ * Finished predictions never change, so their status body at the contract's default preview
+ * sizes is rendered once (in a worker thread, at completion or on the first poll), stored as
+ * JSON beside the job's artifacts, and then served as bytes: no re-reading of artifacts, no
+ * response validation over megabyte matrices, no JSON.stringify on the event loop. Only the
+ * download links change between polls; they are signed once per half of their lifetime and
+ * spliced into the stored body. ETag/If-None-Match and gzip (compressed once, off the event
+ * loop) come on top.
+ *
+ * Stored object: `{"format":1,"tier":…,"head":…,"etag":…,"body":<the status body>}` where the
+ * body's download links are empty strings. `head` fingerprints the row fields the body was
+ * rendered from, so a changed row (or tier) is re-rendered instead of served stale.
+ */
+import { createHash } from "node:crypto";
+import { dirname } from "node:path";
+import { Worker } from "node:worker_threads";
+import { promisify } from "node:util";
+import { gzip as gzipCallback } from "node:zlib";
+import type { FastifyBaseLogger } from "fastify";
+import { z } from "zod";
+import { ARTIFACTS } from "@causeway/contract";
+import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
+import type { Account, Tier } from "../db/accounts.ts";
+import type { Queryable } from "../db/database.ts";
+import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
+import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
+import type { RenderRequest, RenderResponse } from "./status-body-worker.ts";
+
+const gzip = promisify(gzipCallback);
+
+/** A status body ready to send. */
+export interface ServedStatus {
+  etag: string;
+  body: Buffer;
+  /** The body gzip-compressed (computed once, on the libuv thread pool). */
+  gzipped(): Promise<Buffer>;
+}
+
+interface Loaded {
+  tier: Tier;
+  head: string;
+  etag: string;
+  /** The body with empty download links. */
+  body: Buffer;
+  served?: ServedStatus & { expiresAtMs: number };
+}
+
+const Meta = z.object({
+  format: z.literal(1),
+  tier: z.enum(["external", "internal"]),
+  head: z.string(),
+  etag: z.string(),
+});
+
+const BODY_MARK = Buffer.from(',"body":');
+
+export interface StatusDocumentsDeps {
+  store: ObjectStore;
+  db: Queryable;
+  presignTtlSeconds: number;
+  now: () => Date;
+  log: FastifyBaseLogger;
+  /**
+   * Bytes of stored bodies kept in memory (least recently used dropped first); each body may
+   * also hold a copy with its links and a gzipped copy, so memory use is up to about twice this.
+   */
+  cacheBytes?: number;
+}
+
+export class StatusDocuments {
+  private readonly deps: StatusDocumentsDeps;
+  private readonly cache = new Map<string, Loaded>();
+  private cachedBytes = 0;
+  private readonly pending = new Map<string, Promise<Loaded | null>>();
+  private readonly links = new Map<string, { expiresAtMs: number; links: { name: string; url: string }[] }>();
+  private worker: Worker | undefined;
+  private readonly calls = new Map<number, (res: RenderResponse) => void>();
+  private nextCall = 1;
+
+  constructor(deps: StatusDocumentsDeps) {
+    this.deps = deps;
+  }
+
+  /** At completion: render and store the body now, so the first poll finds it. Never throws. */
+  async completed(predictionId: string): Promise<void> {
+    try {
+      const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
+        `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+        [predictionId],
+      );
+      const row = rows[0];
+      if (!row || row.status !== "completed") return;
+      const { tier, ...p } = row;
+      await this.document(p, tier);
+    } catch (err) {
+      this.deps.log.warn({ err, prediction_id: predictionId }, "status body not stored; polls render it");
+    }
+  }
+
+  /**
+   * The status body of a completed prediction at the default preview sizes, or null when it
+   * cannot be stored (the caller renders it the ordinary way).
+   */
+  async serve(p: PredictionRow, account: Account): Promise<ServedStatus | null> {
+    if (p.status !== "completed") return null;
+    const doc = await this.document(p, account.tier);
+    if (!doc) return null;
+    const nowMs = this.deps.now().getTime();
+    if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
+    const served = await this.withLinks(p, account, doc, nowMs);
+    if (served) doc.served = served;
+    return served;
+  }
+
+  /**
+   * Signed download links of a job's files, cached for half their lifetime (a served link is
+   * always valid for at least half the configured TTL).
+   */
+  async signedLinks(jobId: string, files: ResultFileMap): Promise<{ name: string; url: string }[]> {
+    const nowMs = this.deps.now().getTime();
+    const hit = this.links.get(jobId);
+    if (hit && hit.expiresAtMs > nowMs) return hit.links;
+    const links = await artifactLinks(this.deps.store, files, this.deps.presignTtlSeconds);
+    for (const [id, l] of this.links) if (l.expiresAtMs <= nowMs) this.links.delete(id);
+    this.links.set(jobId, { expiresAtMs: nowMs + (this.deps.presignTtlSeconds * 1000) / 2, links });
+    return links;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  private async withLinks(
+    p: PredictionRow,
+    account: Account,
+    doc: Loaded,
+    nowMs: number,
+  ): Promise<(ServedStatus & { expiresAtMs: number }) | null> {
+    const files = p.result_files ?? {};
+    const withArtifacts =
+      !(account.tier !== "internal" && p.job_type === "target_validation") && Object.keys(files).length > 0;
+    let body = doc.body;
+    let linkTag = "";
+    let expiresAtMs = Number.MAX_SAFE_INTEGER;
+    if (withArtifacts) {
+      const names = Object.keys(files).sort();
+      const blank = Buffer.from(`"artifacts":${JSON.stringify(names.map((name) => ({ name, url: "" })))}`);
+      const at = doc.body.lastIndexOf(blank);
+      if (at < 0) return null;
+      const links = await this.signedLinks(p.id, files);
+      const filled = `"artifacts":${JSON.stringify(links.map((l) => ({ name: l.name, url: l.url })))}`;
+      body = Buffer.concat([
+        doc.body.subarray(0, at),
+        Buffer.from(filled),
+        doc.body.subarray(at + blank.length),
+      ]);
+      linkTag = "-" + createHash("sha256").update(filled).digest("base64url").slice(0, 16);
+      expiresAtMs = this.links.get(p.id)?.expiresAtMs ?? nowMs;
+    }
+    let compressed: Promise<Buffer> | undefined;
+    return {
+      etag: `"${doc.etag}${linkTag}"`,
+      body,
+      expiresAtMs,
+      gzipped: () => (compressed ??= gzip(body)),
+    };
+  }
+
+  /** The stored body: memory, then the object store, then rendered and stored (once at a time). */
+  private async document(p: PredictionRow, tier: Tier): Promise<Loaded | null> {
+    const head = await headOf(this.deps.store, p, tier);
+    const cached = this.cache.get(p.id);
+    if (cached && cached.tier === tier && cached.head === head) {
+      // Most recently used last.
+      this.cache.delete(p.id);
+      this.cache.set(p.id, cached);
+      return cached;
+    }
+    const flight = `${p.id}:${tier}:${head}`;
+    let job = this.pending.get(flight);
+    if (!job) {
+      job = this.loadOrRender(p, tier, head).finally(() => this.pending.delete(flight));
+      this.pending.set(flight, job);
+    }
+    const doc = await job;
+    if (doc) this.remember(p.id, doc);
+    return doc;
+  }
+
+  private async loadOrRender(p: PredictionRow, tier: Tier, head: string): Promise<Loaded | null> {
+    const key = storedKey(p, tier);
+    if (!key) return null;
+    try {
+      const raw = await this.deps.store.get(key);
+      const doc = parseStored(raw);
+      if (doc && doc.tier === tier && doc.head === head) return doc;
+    } catch (err) {
+      if (!(err instanceof ObjectNotFound)) throw err;
+    }
+    const rendered = await this.render(p, tier);
+    if (!rendered) return null;
+    const doc: Loaded = { tier, head, etag: rendered.etag, body: rendered.body };
+    const meta = JSON.stringify({ format: 1, tier, head, etag: rendered.etag });
+    await this.deps.store.put(
+      key,
+      Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
+      "application/json",
+    );
+    return doc;
+  }
+
+  private async render(p: PredictionRow, tier: Tier): Promise<{ body: Buffer; etag: string } | null> {
+    const files = p.result_files ?? {};
+    const prefix = primaryPrefix(p);
+    const objects: Record<string, Uint8Array> = {};
+    for (const name of [
+      ARTIFACTS.targetScores,
+      ARTIFACTS.sourceInfluenceMatrix,
+      ARTIFACTS.sourceInfluenceIds,
+      ARTIFACTS.targetValidation,
+    ]) {
+      const key = files[prefix + name];
+      if (!key) continue;
+      try {
+        objects[key] = await this.deps.store.get(key);
+      } catch (err) {
+        // A missing artifact renders as today (a null section); other faults are not stored.
+        if (!(err instanceof ObjectNotFound)) throw err;
+      }
+    }
+    const res = await this.call({ row: p, tier, objects });
+    if (!res.ok) {
+      this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
+      return null;
+    }
+    return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
+  }
+
+  private call(req: Omit<RenderRequest, "id">): Promise<RenderResponse> {
+    const worker = this.ensureWorker();
+    const id = this.nextCall++;
+    return new Promise((resolve) => {
+      this.calls.set(id, resolve);
+      worker.postMessage({ ...req, id } satisfies RenderRequest);
+    });
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL("./status-body-worker.ts", import.meta.url));
+    // An idle renderer must not keep the process alive.
+    worker.unref();
+    worker.on("message", (res: RenderResponse) => {
+      const done = this.calls.get(res.id);
+      this.calls.delete(res.id);
+      done?.(res);
+    });
+    const fail = (message: string) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, done] of this.calls) done({ id, ok: false, message });
+      this.calls.clear();
+    };
+    worker.on("error", (err) => fail(err.message));
+    worker.on("exit", (code) => fail(`status renderer exited with code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private remember(id: string, doc: Loaded): void {
+    const old = this.cache.get(id);
+    if (old) this.cachedBytes -= old.body.length;
+    this.cache.delete(id);
+    this.cache.set(id, doc);
+    this.cachedBytes += doc.body.length;
+    const budget = this.deps.cacheBytes ?? 128 * 1024 * 1024;
+    for (const [key, d] of this.cache) {
+      if (this.cachedBytes <= budget || key === id) break;
+      this.cache.delete(key);
+      this.cachedBytes -= d.body.length;
+    }
+  }
+}
+
+/** Where the stored body lives: beside the job's artifacts (removed with them). */
+function storedKey(p: PredictionRow, tier: Tier): string | null {
+  const keys = Object.values(p.result_files ?? {}).sort();
+  const first = keys[0];
+  return first ? `${dirname(first)}/status-body.${tier}.json` : null;
+}
+
+function parseStored(raw: Buffer): Loaded | null {
+  const at = raw.indexOf(BODY_MARK);
+  if (at < 0 || raw[raw.length - 1] !== 0x7d) return null;
+  const meta = Meta.safeParse(JSON.parse(raw.subarray(0, at).toString("utf8") + "}"));
+  if (!meta.success) return null;
+  const { tier, head, etag } = meta.data;
+  return { tier, head, etag, body: raw.subarray(at + BODY_MARK.length, raw.length - 1) };
+}
+
+/** Fingerprint of the row fields a status body shows besides its results. */
+async function headOf(store: ObjectStore, p: PredictionRow, tier: Tier): Promise<string> {
+  const account: Account = { id: p.account_id, name: "", tier, apiKeyId: "" };
+  // Without results the presenter reads no artifacts and signs no links.
+  const head = await presentPrediction(p, account, store, 0, {
+    maxRows: 0,
+    maxSourceInfluenceRows: 0,
+    maxColumns: 0,
+    withResults: false,
+  });
+  const files = Object.entries(p.result_files ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash("sha256")
+    .update(JSON.stringify([head, files, p.result_sets, p.target]))
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+/** Whether a status query asks for exactly the stored body (the contract's defaults). */
+export function isDefaultStatusQuery(
+  q: {
+    max_rows: number;
+    max_source_influence_rows: number;
+    max_columns: number;
+    target?: string | undefined;
+  },
+  defaults: { max_rows: number; max_source_influence_rows: number; max_columns: number },
+): boolean {
+  return (
+    q.target === undefined &&
+    q.max_rows === defaults.max_rows &&
+    q.max_source_influence_rows === defaults.max_source_influence_rows &&
+    q.max_columns === defaults.max_columns
+  );
+}

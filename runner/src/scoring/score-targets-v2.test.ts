@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { toySymbols } from "../../test/fixtures/model/toy.ts";
+import { buildModel } from "../model/model-store.ts";
+import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
+import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiYekutieli } from "./by.ts";
+import { cauchy, simes } from "./combine-pvalues.ts";
+import { scoreTargets } from "./score-targets.ts";
+import { scoreTargetsV2, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
+
+// A: a TF with a small regulon (x, y up; z down) that also signals into the hub H.
+// H: a hub TF regulating most genes. P: a protein whose only edge enters H (a proxy).
+// C: a TF regulating w only.
+const GENES = ["x", "y", "z", "w", "g1", "g2", "g3", "g4", "g5", "g6"];
+const NETWORK = [
+  "source\ttarget\tsign\tedge_type\tresource\tevidence",
+  "A|PROTEIN\tx|RNA\t1\ttranscriptional\tToy\t",
+  "A|PROTEIN\ty|RNA\t1\ttranscriptional\tToy\t",
+  "A|PROTEIN\tz|RNA\t-1\ttranscriptional\tToy\t",
+  "A|PROTEIN\tH|PROTEIN\t1\tsignaling\tToy\t",
+  ...["g1", "g2", "g3", "g4", "g5", "g6", "w"].map((g) => `H|PROTEIN\t${g}|RNA\t1\ttranscriptional\tToy\t`),
+  "P|PROTEIN\tH|PROTEIN\t1\tsignaling\tToy\t",
+  "C|PROTEIN\tw|RNA\t1\ttranscriptional\tToy\t",
+].join("\n");
+
+describe("model v2 scoring", async () => {
+  const model = await buildModel({
+    network: NETWORK,
+    symbols: toySymbols(["H", "P", ...GENES.filter((g) => !["x", "y", "z"].includes(g))]),
+    threads: 1,
+    version: "toy-v2",
+  });
+  const fc = new Map<string, number>([
+    ["x", 2],
+    ["y", 1.5],
+    ["z", -1],
+  ]);
+  const input: ScoreTargetsV2Input = {
+    model,
+    universe: GENES,
+    degs: ["x", "y", "z"],
+    degSignificanceFold: 1,
+    minMeanExpression: 0.1,
+    isDegSymbols: new Set(["x", "y", "z"]),
+    nRandomizations: 0,
+    seedSource: "toy/",
+    log2fc: fc,
+    settings: { evidence: "propagated+direct+direction", combine: "simes" },
+    jobType: "target_validation",
+  };
+  const res = scoreTargetsV2(input);
+  const row = (s: string) => res.rows.find((r) => r.id === `${s}|PROTEIN`)!;
+
+  it("finds single-edge proxies and ranks them right after the candidate they feed", () => {
+    const proxies = singleEdgeProxies(model);
+    expect(proxies[model.sourceIndex("P")]).toBe(model.sourceIndex("H"));
+    expect(proxies[model.sourceIndex("A")]).toBe(-1);
+    expect(row("P").proxy_of).toBe("H|PROTEIN");
+    expect(row("P").rank).toBe(row("H").rank + 1);
+    expect(row("P").pvalue).toBeGreaterThanOrEqual(row("H").pvalue);
+  });
+
+  it("adds the exact overlap p-value of the direct targets and combines it by Simes", () => {
+    // A's targets x, y, z are all DEGs: N = 10, K = 3, n = 3, k = 3.
+    expect(row("A").n_direct_targets).toBe(3);
+    expect(row("A").n_direct_target_degs).toBe(3);
+    expect(-Math.log10(row("A").pvalue_direct as number)).toBeCloseTo(exactScore(3, 10, 3, 3), 9);
+    const ps = [
+      row("A").pvalue_propagated as number,
+      row("A").pvalue_direct as number,
+      row("A").pvalue_direction as number,
+    ];
+    expect(row("A").pvalue).toBeCloseTo(simes(ps), 12);
+    expect(row("A").rank).toBe(0);
+    // IPA z: (+1·+1 + +1·+1 + −1·−1)/√3.
+    expect(row("A").activation_z).toBeCloseTo(3 / Math.sqrt(3), 12);
+  });
+
+  it("keeps v1's counts and gives the same ranking when every fold change flips sign", () => {
+    const v1 = scoreTargets(input);
+    for (const r of v1.rows) expect(row(r.id.split("|")[0]!).n_degs_significant).toBe(r.n_degs_significant);
+    const flipped = scoreTargetsV2({ ...input, log2fc: new Map([...fc].map(([g, v]) => [g, -v])) });
+    expect(flipped.rows.map((r) => r.id)).toEqual(res.rows.map((r) => r.id));
+    expect(flipped.rows.map((r) => r.pvalue)).toEqual(res.rows.map((r) => r.pvalue));
+    expect(flipped.rows.find((r) => r.id === "A|PROTEIN")!.activation_z).toBeCloseTo(-Math.sqrt(3), 12);
+  });
+
+  it("ranks candidates not expressed in the control arm after all others", () => {
+    const expressed = scoreTargetsV2({
+      ...input,
+      meanCp10kControl: new Map([
+        ["A", 0.01],
+        ["H", 5],
+        ["C", 5],
+        ["P", 5],
+      ]),
+    });
+    const last = expressed.rows.at(-1)!;
+    expect(last.id).toBe("A|PROTEIN");
+    expect(last.protein_expressed).toBe(false);
+    expect(expressed.rows.map((r) => r.rank)).toEqual(expressed.rows.map((_, i) => i));
+  });
+
+  it("reorders the influence matrix rows with the ranking", () => {
+    const v1 = scoreTargets(input);
+    const n = res.n;
+    for (const [i, id] of res.sourceInfluence.rowIds.entries()) {
+      const j = v1.sourceInfluence.rowIds.indexOf(id);
+      expect(Array.from(res.sourceInfluence.data.subarray(i * n, (i + 1) * n))).toEqual(
+        Array.from(v1.sourceInfluence.data.subarray(j * n, (j + 1) * n)),
+      );
+    }
+  });
+});
+
+describe("Benjamini–Yekutieli q-values", () => {
+  it("are BH q-values of p·H_M, capped at 1", () => {
+    const p = [0.001, 0.01, 0.02, 0.5];
+    const h = 1 + 1 / 2 + 1 / 3 + 1 / 4;
+    const bh = benjaminiHochberg(p.map((v) => v * h));
+    expect(Array.from(benjaminiYekutieli(p))).toEqual(Array.from(bh, (v) => Math.min(1, v)));
+    expect(benjaminiYekutieli([0.9, 0.95])[0]).toBe(1);
+  });
+});
+
+describe("p-value combinations", () => {
+  it("Simes takes min m·p(i)/i", () => {
+    expect(simes([0.01, 0.5])).toBeCloseTo(0.02, 15);
+    expect(simes([0.04, 0.03])).toBeCloseTo(0.04, 15);
+    expect(simes([1])).toBe(1);
+  });
+  it("Cauchy combination returns a single p unchanged and stays finite for extreme inputs", () => {
+    expect(cauchy([0.3])).toBeCloseTo(0.3, 10);
+    expect(cauchy([1e-200, 0.5])).toBeCloseTo(2e-200, 205);
+    expect(cauchy([0.02, 1])).toBeLessThan(1);
+    expect(cauchy([0.5, 0.5])).toBeCloseTo(0.5, 12);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Model v2 target scoring (runner/docs/model-v2.md). It starts from the v1 result (the
+ * propagated evidence of model.md §7, unchanged) and adds:
+ *
+ * - direct-target evidence: the overlap p-value of the candidate's own transcriptional targets
+ *   with the DEGs, combined with the propagated p-value by a parameter-free rule, so a TF whose
+ *   walk mass leaks into hubs is still found by its own regulon (hub dilution);
+ * - optionally a direction p-value from an IPA-style activation z (two-sided, so a DE table
+ *   with an inverted sign convention ranks the same);
+ * - single-edge proxies: a protein whose only out-edge enters another candidate carries no
+ *   evidence of its own; it is ranked right after the candidate it feeds (`proxy_of`);
+ * - expression: with counts, candidates whose gene is not expressed in the control arm
+ *   (`protein_expressed = false`) are ranked after every other candidate;
+ * - `qvalue` is Benjamini–Yekutieli instead of Benjamini–Hochberg (by.ts says why).
+ *
+ * The result has v1's shape and columns plus artifact-only columns (model.md §7.6 allows them).
+ */
+import type { Model } from "../model/index.ts";
+import { benjaminiYekutieli } from "./by.ts";
+import { combine, type CombineRule } from "./combine-pvalues.ts";
+import { directEvidence } from "./direct-targets.ts";
+import { logFactorials } from "./hypergeometric.ts";
+import {
+  scoreTargets,
+  type ScoreTargetsInput,
+  type ScoreTargetsResult,
+  type TargetScoreRow,
+} from "./score-targets.ts";
+
+/** Which evidence enters the combined p-value. */
+export type V2Evidence = "propagated" | "propagated+direct" | "propagated+direct+direction";
+
+/** The settings of model v2, chosen by leave-one-case-out cross-validation (validation/cross-validation.ts). */
+export interface V2Settings {
+  evidence: V2Evidence;
+  combine: CombineRule;
+}
+
+/** Model v2 defaults: the setting chosen by cross-validation over all shared known-answer cases. */
+export const V2_DEFAULTS: V2Settings = { evidence: "propagated+direct", combine: "cauchy" };
+
+/** Inputs of `scoreTargetsV2`: v1's, plus fold changes for the direction score. */
+export interface ScoreTargetsV2Input extends ScoreTargetsInput {
+  /** log2 fold change per symbol (perturbed vs control); absent or null → unknown. */
+  log2fc?: ReadonlyMap<string, number | null>;
+  settings?: V2Settings;
+  /** The v1 result for the same input, when the caller already has it (validation, benchmarks). */
+  v1?: ScoreTargetsResult;
+}
+
+/** Artifact-only columns v2 adds to target_scores.tsv (model.md §7.6 allows extra columns there). */
+export const V2_EXTRA_COLUMNS = [
+  "pvalue_propagated",
+  "pvalue_direct",
+  "n_direct_targets",
+  "n_direct_target_degs",
+  "activation_z",
+  "pvalue_direction",
+  "proxy_of",
+  "evidence",
+  "combine",
+] as const;
+
+const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
+
+/** For each source, the candidate it only feeds (following chains), or −1. */
+export function singleEdgeProxies(model: Model): Int32Array {
+  const nS = model.nSources;
+  const { indptr, indices } = model.graph.p;
+  const { isRna, layerIndex } = model.graph;
+  const next = new Int32Array(nS).fill(-1);
+  for (let s = 0; s < nS; s++) {
+    const u = model.graph.proteinNodes[model.sourceProteins[s]!]!;
+    if (indptr[u + 1]! - indptr[u]! !== 1) continue;
+    const v = indices[indptr[u]!]!;
+    if (isRna[v] === 1) continue;
+    next[s] = model.sourceIndex(model.proteinSymbols[layerIndex[v]!]!);
+  }
+  const resolved = new Int32Array(nS).fill(-1);
+  for (let s = 0; s < nS; s++) {
+    let t = next[s]!;
+    // A cycle of single-edge proteins reaches no RNA node, so none of them is in S; the guard
+    // is for safety only.
+    for (let steps = 0; t >= 0 && next[t]! >= 0 && steps < nS; steps++) t = next[t]!;
+    resolved[s] = t === s ? -1 : t;
+  }
+  return resolved;
+}
+
+/** Universe positions, DEG flags and fold changes as the direct evidence needs them. */
+function universeView(
+  model: Model,
+  input: ScoreTargetsV2Input,
+): { genes: Int32Array; isDeg: Uint8Array; log2fc: Float64Array; n: number } {
+  const pos = new Map<number, number>();
+  const genes: number[] = [];
+  const add = (s: string): void => {
+    const j = model.rnaIndex(s);
+    if (j >= 0 && !pos.has(j)) {
+      pos.set(j, genes.length);
+      genes.push(j);
+    }
+  };
+  for (const s of input.universe) add(s);
+  for (const d of input.degs) add(d);
+  const isDeg = new Uint8Array(genes.length);
+  let n = 0;
+  for (const d of input.degs) {
+    const j = model.rnaIndex(d);
+    if (j >= 0 && isDeg[pos.get(j)!] === 0) {
+      isDeg[pos.get(j)!] = 1;
+      n++;
+    }
+  }
+  const log2fc = Float64Array.from(genes, (j) => input.log2fc?.get(model.rnaSymbols[j]!) ?? NaN);
+  return { genes: Int32Array.from(genes), isDeg, log2fc, n };
+}
+
+/** Scores every candidate with model v2. */
+export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
+  const { model } = input;
+  const settings = input.settings ?? V2_DEFAULTS;
+  const v1 = input.v1 ?? scoreTargets(input);
+  const nS = model.nSources;
+  const view = universeView(model, input);
+  const direct = directEvidence(model, view, logFactorials(view.genes.length));
+  const proxyOf = singleEdgeProxies(model);
+
+  const bySource: TargetScoreRow[] = new Array<TargetScoreRow>(nS);
+  for (const r of v1.rows) bySource[model.sourceIndex(symbolOf(r.id))] = r;
+  const own = new Float64Array(nS);
+  for (let s = 0; s < nS; s++) {
+    const ps = [bySource[s]!.pvalue];
+    if (settings.evidence !== "propagated" && Number.isFinite(direct.pOverlap[s]!))
+      ps.push(direct.pOverlap[s]!);
+    if (settings.evidence === "propagated+direct+direction" && Number.isFinite(direct.pDirection[s]!))
+      ps.push(direct.pDirection[s]!);
+    own[s] = combine(settings.combine, ps);
+  }
+  // A proxy's evidence is its hub's: it may not rank above it.
+  const p = Float64Array.from(own, (v, s) => (proxyOf[s]! >= 0 ? Math.max(v, own[proxyOf[s]!]!) : v));
+  const notExpressed = (s: number): number => (bySource[s]!.protein_expressed === false ? 1 : 0);
+  const ids = model.sourceSymbols;
+  const order = Array.from({ length: nS }, (_, i) => i).sort(
+    (a, b) =>
+      notExpressed(a) - notExpressed(b) ||
+      p[a]! - p[b]! ||
+      (proxyOf[a]! >= 0 ? 1 : 0) - (proxyOf[b]! >= 0 ? 1 : 0) ||
+      (bySource[b]!.z_score ?? 0) - (bySource[a]!.z_score ?? 0) ||
+      bySource[b]!.n_degs_significant - bySource[a]!.n_degs_significant ||
+      (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
+  );
+  const q = benjaminiYekutieli(p);
+  const rows: TargetScoreRow[] = order.map((s, rank) => {
+    const r = bySource[s]!;
+    const score = -Math.log10(p[s]!);
+    return {
+      ...r,
+      score: score > 0 ? score : 0,
+      rank,
+      rank_percentage: nS > 1 ? rank / (nS - 1) : 0,
+      pvalue: p[s]!,
+      qvalue: q[s]!,
+      pvalue_method: r.pvalue_method,
+      pvalue_propagated: r.pvalue,
+      pvalue_direct: Number.isFinite(direct.pOverlap[s]!) ? direct.pOverlap[s]! : null,
+      n_direct_targets: direct.nTargets[s]!,
+      n_direct_target_degs: direct.nTargetDegs[s]!,
+      activation_z: Number.isFinite(direct.activationZ[s]!) ? direct.activationZ[s]! : null,
+      pvalue_direction: Number.isFinite(direct.pDirection[s]!) ? direct.pDirection[s]! : null,
+      proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
+      evidence: settings.evidence,
+      combine: settings.combine,
+    };
+  });
+
+  // Reorder the matrix rows (and the randomization rows) to the v2 rank order.
+  const n = v1.n;
+  const v1RowOf = new Int32Array(nS);
+  v1.rows.forEach((r, i) => (v1RowOf[model.sourceIndex(symbolOf(r.id))] = i));
+  const data = new Float32Array(nS * n);
+  order.forEach((s, i) =>
+    data.set(v1.sourceInfluence.data.subarray(v1RowOf[s]! * n, (v1RowOf[s]! + 1) * n), i * n),
+  );
+  const result: ScoreTargetsResult = {
+    ...v1,
+    rows,
+    sourceInfluence: { rowIds: rows.map((r) => r.id), columnIds: v1.sourceInfluence.columnIds, data },
+    extraColumns: V2_EXTRA_COLUMNS,
+  };
+  if (v1.randomizationNull) {
+    const nulls = v1.randomizationNull;
+    result.randomizationNull = order.map((s) => nulls[v1RowOf[s]!]!);
+  }
+  return result;
+}

@@ -1,0 +1,46 @@
+/**
+ * The scoring of a model version. A model version's manifest names its scoring (`scoring`,
+ * v1 when absent); v1 and v2 read the same influence bundle, so a v2 version is a v1 bundle
+ * whose manifest says `"scoring": "v2"`.
+ */
+import { ScoringVersion } from "@causeway/contract";
+import { V1_WALK, type WalkParams } from "../model/index.ts";
+import type { ScoreTargetsResult } from "./score-targets.ts";
+import { scoreTargets } from "./score-targets.ts";
+import {
+  V2_DEFAULTS,
+  scoreTargetsV2,
+  type ScoreTargetsV2Input,
+  type V2Settings,
+} from "./score-targets-v2.ts";
+
+export { ScoringVersion };
+
+/** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
+export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
+  return version === "v2" ? scoreTargetsV2(input) : scoreTargets(input);
+}
+
+/**
+ * Model v2 as shipped: the walk of its influence bundle and its scoring settings, both chosen
+ * by leave-one-case-out cross-validation over the shared known-answer cases (`npm run
+ * validate` prints the choice; runner/docs/model-v2.md). The hub penalty changes the bundle,
+ * so a v2 model version is imported with this walk.
+ */
+export const MODEL_V2: { walk: WalkParams; settings: V2Settings } = {
+  walk: { ...V1_WALK, hubExponent: 0.5 },
+  settings: V2_DEFAULTS,
+};
+
+/** The walk of a model version's bundle for a scoring version (command line: --model-version). */
+export function walkFor(version: ScoringVersion): WalkParams {
+  return version === "v2" ? MODEL_V2.walk : V1_WALK;
+}
+
+/**
+ * The `importModel` options that make a stored model version of the given model: its walk (the
+ * bundle) and the scoring its manifest records. `models import` of model v2 passes these.
+ */
+export function importOptionsFor(version: ScoringVersion): { walk: WalkParams; scoring: ScoringVersion } {
+  return { walk: walkFor(version), scoring: version };
+}
