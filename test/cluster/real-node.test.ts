@@ -1,0 +1,183 @@
+// Runner Jobs on a real node: the operator's Jobs run as Pods of the runner image under kubelet,
+// containerd and runc, so the kernel enforces the memory limit, the Job controller the deadline, and
+// the kubelet pulls (or fails to pull) the image. The kubelet double (test/harness/kubelet-double.ts)
+// stays for what a real node cannot show on demand: a pod evicted or preempted (DisruptionTarget), a
+// pod that stays Pending/unschedulable, exact exit codes and timings of many runners at scale.
+import type { KubeConfig, V1Pod } from "@kubernetes/client-node";
+import { randomBytes } from "node:crypto";
+import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  clients,
+  createPrediction,
+  operatorTestEnv,
+  startOperator,
+  testPrediction,
+  waitFor,
+  waitForPhase,
+  type OperatorProcess,
+  type OperatorTestEnv,
+} from "../builders/operator-cluster.ts";
+import { freePort } from "../harness/ports.ts";
+import { projectNode } from "../harness/repo.ts";
+import { ensureImages, type BuiltImage } from "../harness/images.ts";
+import { startNode, type RealNode } from "../harness/kube/node.ts";
+import { LABELS } from "../../crds/types.ts";
+
+const suffix = randomBytes(3).toString("hex");
+const namespaces = { oom: `node-oom-${suffix}`, deadline: `node-dl-${suffix}`, pull: `node-pull-${suffix}` };
+
+let node: RealNode | undefined;
+let runner: BuiltImage;
+let blackHole: { server: Server; port: number } | undefined;
+const envs = new Map<string, OperatorTestEnv>();
+const operators: OperatorProcess[] = [];
+
+/**
+ * A callback endpoint that accepts connections and never answers: a runner reporting to it hangs
+ * (its reporter retries for about two minutes) until something outside kills it.
+ */
+async function startBlackHole(host: string): Promise<{ server: Server; port: number }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+  });
+  server.on("close", () => sockets.forEach((s) => s.destroy()));
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { server, port };
+}
+
+function requireNode(): RealNode {
+  if (!node) throw new Error("the node exists only once beforeAll has run");
+  return node;
+}
+
+/** An operator for one namespace, as the chart's ServiceAccount, with runner settings of the case. */
+async function operatorFor(namespace: string, env: Record<string, string>): Promise<OperatorProcess> {
+  const testEnv = envs.get(namespace);
+  if (!testEnv || !blackHole) throw new Error(`no test env for ${namespace}`);
+  const op = startOperator(projectNode(), {
+    kubeconfigPath: testEnv.sa.kubeconfigPath,
+    namespace,
+    port: await freePort(),
+    logPath: join(testEnv.tmp.path, "operator.log"),
+    env: {
+      RUNNER_IMAGE: runner.reference,
+      CAUSEWAY_CALLBACK_BASE_URL: `http://${requireNode().hostIp}:${blackHole.port}`,
+      RUNNER_RESOURCES: JSON.stringify({
+        requests: { cpu: "100m", memory: "32Mi" },
+        limits: { memory: "1Gi" },
+      }),
+      ...env,
+    },
+  });
+  operators.push(op);
+  return op;
+}
+
+async function runnerPods(kc: KubeConfig, namespace: string, name: string): Promise<V1Pod[]> {
+  const pods = await clients(kc).core.listNamespacedPod({
+    namespace,
+    labelSelector: `${LABELS.resource}=${name}`,
+  });
+  return pods.items;
+}
+
+beforeAll(async () => {
+  const images = await ensureImages();
+  const found = images.get("runner");
+  if (!found) throw new Error("no runner image");
+  runner = found;
+  for (const namespace of Object.values(namespaces)) {
+    envs.set(namespace, await operatorTestEnv(namespace, namespace));
+  }
+  const first = envs.values().next().value;
+  if (!first) throw new Error("no namespace");
+  node = await startNode(first.kube, { namespaces: Object.values(namespaces) });
+  // Imported as docker.io/causeway/runner:<version>, the name a Pod's `causeway/runner:<version>` means.
+  await node.importImage(runner.tar, `docker.io/${runner.reference.split(":")[0] ?? ""}`);
+  blackHole = await startBlackHole(node.hostIp);
+});
+
+afterAll(async () => {
+  await Promise.allSettled(operators.map((op) => op.kill("SIGTERM")));
+  await node?.stop();
+  blackHole?.server.close();
+  await Promise.allSettled([...envs.values()].map((e) => e.tmp.remove()));
+});
+
+describe("runner Jobs on a real kubelet", () => {
+  it("a memory limit too small: the kernel OOM-kills the runner and the resource fails with out_of_memory", async () => {
+    const namespace = namespaces.oom;
+    const { admin } = envs.get(namespace) ?? {};
+    if (!admin) throw new Error("no env");
+    await operatorFor(namespace, {
+      RUNNER_RESOURCES: JSON.stringify({
+        requests: { cpu: "100m", memory: "32Mi" },
+        limits: { memory: "40Mi" },
+      }),
+      // A heap limit above the container's, so the kernel and not V8 is what stops the runner.
+      RUNNER_EXTRA_ENV: JSON.stringify([{ name: "NODE_OPTIONS", value: "--max-old-space-size=1024" }]),
+    });
+    const r = testPrediction(namespace, "v1");
+    const name = r.metadata.name ?? "";
+    await createPrediction(admin, r);
+    const failed = await waitForPhase(admin, namespace, name, "Failed", 180_000);
+    expect(failed.status?.failure).toMatchObject({ reason: "OOMKilled", errorCode: "out_of_memory" });
+    const [pod] = await runnerPods(admin, namespace, name);
+    const terminated = pod?.status?.containerStatuses?.[0]?.state?.terminated;
+    expect(terminated).toMatchObject({ exitCode: 137, reason: "OOMKilled" });
+    expect(pod?.spec?.nodeName).toBe(requireNode().name);
+  });
+
+  it("a runner that outlives the Job's deadline is killed and the resource fails with deadline_exceeded", async () => {
+    const namespace = namespaces.deadline;
+    const { admin } = envs.get(namespace) ?? {};
+    if (!admin) throw new Error("no env");
+    await operatorFor(namespace, { RUNNER_ACTIVE_DEADLINE_SECONDS: "15" });
+    const r = testPrediction(namespace, "v1");
+    const name = r.metadata.name ?? "";
+    await createPrediction(admin, r);
+    await waitForPhase(admin, namespace, name, "Processing", 120_000);
+    // The runner really runs in the runner image before the deadline stops it.
+    const [pod] = await runnerPods(admin, namespace, name);
+    const status = pod?.status?.containerStatuses?.[0];
+    expect(status?.image).toBe(`docker.io/${runner.reference}`);
+    const failed = await waitForPhase(admin, namespace, name, "Failed", 180_000);
+    expect(failed.status?.failure).toMatchObject({
+      reason: "DeadlineExceeded",
+      errorCode: "deadline_exceeded",
+    });
+  });
+
+  it("an image tag that does not exist: the pull fails and the resource fails with ImagePullFailed", async () => {
+    const namespace = namespaces.pull;
+    const { admin } = envs.get(namespace) ?? {};
+    if (!admin) throw new Error("no env");
+    await operatorFor(namespace, {
+      RUNNER_IMAGE: `${runner.reference.split(":")[0] ?? ""}:no-such-tag`,
+      RUNNER_PENDING_TIMEOUT_SECONDS: "20",
+    });
+    const r = testPrediction(namespace, "v1");
+    const name = r.metadata.name ?? "";
+    await createPrediction(admin, r);
+    // The kubelet's own verdict first (the pod may be gone once the resource has failed).
+    const reason = await waitFor(
+      "the kubelet to fail the image pull",
+      async () => {
+        const [pod] = await runnerPods(admin, namespace, name);
+        return pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason?.match(/Image/) ? pod : undefined;
+      },
+      120_000,
+    );
+    expect(["ErrImagePull", "ImagePullBackOff"]).toContain(
+      reason.status?.containerStatuses?.[0]?.state?.waiting?.reason,
+    );
+    const failed = await waitForPhase(admin, namespace, name, "Failed", 180_000);
+    expect(failed.status?.failure).toMatchObject({ reason: "ImagePullFailed", errorCode: "job_stalled" });
+  });
+});
