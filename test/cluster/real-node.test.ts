@@ -23,10 +23,30 @@ import { freePort } from "../harness/ports.ts";
 import { projectNode } from "../harness/repo.ts";
 import { ensureImages, type BuiltImage } from "../harness/images.ts";
 import { startNode, type RealNode } from "../harness/kube/node.ts";
-import { LABELS } from "../../crds/types.ts";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
+import { inject } from "vitest";
+import { serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
+import { startProcess, waitFor as waitForProcess } from "../harness/proc.ts";
+import { startS3 } from "../harness/s3.ts";
+import { useIsolatedDatabase } from "../harness/vitest.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
+
+const exec = promisify(execFile);
 
 const suffix = randomBytes(3).toString("hex");
-const namespaces = { oom: `node-oom-${suffix}`, deadline: `node-dl-${suffix}`, pull: `node-pull-${suffix}` };
+const namespaces = {
+  oom: `node-oom-${suffix}`,
+  deadline: `node-dl-${suffix}`,
+  pull: `node-pull-${suffix}`,
+  api: `node-api-${suffix}`,
+};
+/** The callback secret startOperator gives the operator; the API must sign with the same one. */
+const CALLBACK_SECRET = "cluster-test-server-secret-of-32-chars-or-more";
+const db = useIsolatedDatabase("real_node_api");
+const cleanups: Array<() => Promise<void>> = [];
 
 let node: RealNode | undefined;
 let runner: BuiltImage;
@@ -105,6 +125,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled(operators.map((op) => op.kill("SIGTERM")));
+  await Promise.allSettled(cleanups.map((c) => c()));
   await node?.stop();
   blackHole?.server.close();
   await Promise.allSettled([...envs.values()].map((e) => e.tmp.remove()));
@@ -179,5 +200,141 @@ describe("runner Jobs on a real kubelet", () => {
     );
     const failed = await waitForPhase(admin, namespace, name, "Failed", 180_000);
     expect(failed.status?.failure).toMatchObject({ reason: "ImagePullFailed", errorCode: "job_stalled" });
+  });
+
+  it("a prediction submitted through the API in Kubernetes dispatch mode runs in the runner image and completes", async () => {
+    const namespace = namespaces.api;
+    const testEnv = envs.get(namespace);
+    if (!testEnv) throw new Error("no env");
+    const { admin, kube, tmp } = testEnv;
+    const hostIp = requireNode().hostIp;
+    // Pods reach the host only at its bridge address: S3 and the API listen there.
+    const s3 = await startS3("causeway-node", { address: hostIp });
+    cleanups.push(() => s3.stop());
+    const apiSa = await serviceAccountKubeconfig(kube, {
+      namespace,
+      name: "causeway-api",
+      path: join(tmp.path, "api.kubeconfig"),
+    });
+    const port = await freePort();
+    const base = `http://${hostIp}:${port}`;
+    const storage = {
+      CAUSEWAY_STORAGE: "s3",
+      S3_BUCKET: s3.config.bucket,
+      S3_REGION: s3.config.region,
+      S3_ENDPOINT: s3.config.endpoint,
+      S3_FORCE_PATH_STYLE: "true",
+    };
+    const apiEnv = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      ...storage,
+      AWS_ACCESS_KEY_ID: s3.config.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.config.secretAccessKey,
+      DATABASE_URL: db.url,
+      REDIS_URL: inject("redisUrl"),
+      CAUSEWAY_CALLBACK_SECRET: CALLBACK_SECRET,
+      CAUSEWAY_CALLBACK_BASE_URL: base,
+      CAUSEWAY_DISPATCH: "kubernetes",
+      CAUSEWAY_NAMESPACE: namespace,
+      KUBECONFIG: apiSa.kubeconfigPath,
+      CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
+      HOST: hostIp,
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+    };
+    const adminCli = async (...args: string[]): Promise<string> =>
+      (await exec(projectNode(), ["api/src/admin/cli.ts", ...args], { cwd: REPO_ROOT, env: apiEnv })).stdout;
+    await adminCli("migrate");
+    await adminCli(
+      "models",
+      "import",
+      "--network",
+      DEFAULT_NETWORK,
+      "--hgnc",
+      HGNC_DIR,
+      "--version",
+      "v1",
+      "--default",
+    );
+    const account = JSON.parse(
+      (await adminCli("accounts", "create", "--name", "real-node", "--tier", "internal", "--json"))
+        .trim()
+        .split("\n")
+        .at(-1) ?? "{}",
+    ) as { api_key: string };
+    const api = startProcess({
+      name: "causeway-api",
+      command: projectNode(),
+      args: ["api/src/main.ts"],
+      cwd: REPO_ROOT,
+      env: apiEnv,
+      logPath: join(tmp.path, "api.log"),
+    });
+    cleanups.push(() => api.stop("SIGTERM", 10_000));
+    await waitForProcess(
+      "the API /health",
+      async () => ((await fetch(`${base}/health`)).ok ? true : undefined),
+      { timeoutMs: 120_000, intervalMs: 500, proc: api },
+    );
+
+    // The runner's S3 credentials come from a Secret, as the chart's s3.credentialsSecret does.
+    await clients(admin).core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: "s3-credentials", namespace },
+        stringData: {
+          AWS_ACCESS_KEY_ID: s3.config.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s3.config.secretAccessKey,
+        },
+      },
+    });
+    await operatorFor(namespace, {
+      CAUSEWAY_CALLBACK_BASE_URL: base,
+      ...storage,
+      S3_CREDENTIALS_SECRET: "s3-credentials",
+      RUNNER_RESOURCES: JSON.stringify({
+        requests: { cpu: "100m", memory: "256Mi" },
+        limits: { memory: "3Gi" },
+      }),
+    });
+
+    const split = join(KANG_DIR, "split_cd14mono");
+    const form = new FormData();
+    form.set("dataset_control", new Blob([await readFile(join(split, "control.h5ad"))]), "control.h5ad");
+    form.set("dataset_pert", new Blob([await readFile(join(split, "perturbed.h5ad"))]), "perturbed.h5ad");
+    form.set("degs", await readFile(join(split, "degs.json"), "utf8"));
+    form.set("job_type", "target_validation");
+    form.set("target", "STAT1|PROTEIN");
+    const headers = { "X-API-Key": account.api_key };
+    const created = await fetch(`${base}/v1/predictions`, { method: "POST", body: form, headers });
+    const body = (await created.json()) as { prediction_id: string };
+    expect(created.status, JSON.stringify(body)).toBeLessThan(300);
+    const id = body.prediction_id;
+
+    // The operator removes a finished Job with its pods: remember the runner pod while it exists.
+    let seen: V1Pod | undefined;
+    const done = await waitFor(
+      `prediction ${id} to finish`,
+      async () => {
+        const pods = await clients(admin).core.listNamespacedPod({ namespace });
+        seen = pods.items.find((p) => p.status?.containerStatuses?.[0]?.imageID) ?? seen;
+        const res = await fetch(`${base}/v1/predictions/${id}`, { headers });
+        const status = (await res.json()) as { status: string; error_code?: string | null };
+        return status.status === "completed" || status.status === "failed" ? status : undefined;
+      },
+      600_000,
+      1_000,
+    );
+    expect(done).toMatchObject({ status: "completed" });
+    expect(seen?.spec?.nodeName).toBe(requireNode().name);
+    expect(seen?.status?.containerStatuses?.[0]?.image).toBe(`docker.io/${runner.reference}`);
+    const resource = await clients(admin).custom.listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: RESOURCES.prediction.plural,
+    });
+    const items = (resource as { items: PredictionResource[] }).items;
+    expect(items.map((r) => r.status?.phase)).toEqual(["Completed"]);
   });
 });
