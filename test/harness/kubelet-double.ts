@@ -8,6 +8,11 @@
  *
  * Not emulated: images (the command runs from the repository checkout), volumes and mounts, resource
  * limits, probes, init and sidecar containers, restartPolicy OnFailure, pod-level activeDeadlineSeconds.
+ *
+ * Images, limits, OOM kills, image pulls and deadlines are shown on a real node (kube/node.ts,
+ * test/cluster/real-node.test.ts). This double stays for what a real node cannot produce on demand
+ * or cheaply: evictions and preemptions (DisruptionTarget), chosen exit codes and timings of a fake
+ * runner, pods that never leave Pending, and hundreds of pods at once in the operator's scale runs.
  */
 import { CoreV1Api, Watch, type V1Container, type V1Pod } from "@kubernetes/client-node";
 import { spawn } from "node:child_process";
