@@ -202,7 +202,7 @@ describe("runner Jobs on a real kubelet", () => {
     expect(failed.status?.failure).toMatchObject({ reason: "ImagePullFailed", errorCode: "job_stalled" });
   });
 
-  it("a prediction submitted through the API in Kubernetes dispatch mode runs in the runner image and completes", async () => {
+  it("a prediction submitted through the API in Kubernetes dispatch mode runs in the runner image and completes, its callback key mounted from the Secret", async () => {
     const namespace = namespaces.api;
     const testEnv = envs.get(namespace);
     if (!testEnv) throw new Error("no env");
@@ -328,6 +328,14 @@ describe("runner Jobs on a real kubelet", () => {
     expect(done).toMatchObject({ status: "completed" });
     expect(seen?.spec?.nodeName).toBe(requireNode().name);
     expect(seen?.status?.containerStatuses?.[0]?.image).toBe(`docker.io/${runner.reference}`);
+    // The callback key reached the runner (its callbacks were accepted) as a file of the mounted
+    // Secret, readable by the runner's user through fsGroup; it is not in the environment.
+    const container = seen?.spec?.containers[0];
+    expect(container?.env?.map((e) => e.name)).not.toContain("CAUSEWAY_CALLBACK_KEY");
+    expect(container?.env?.find((e) => e.name === "CAUSEWAY_CALLBACK_KEY_FILE")?.value).toBe(
+      "/var/run/causeway/callback/callback-key",
+    );
+    expect(seen?.spec?.volumes?.find((v) => v.name === "callback")?.secret?.secretName).toMatch(/-callback$/);
     const resource = await clients(admin).custom.listNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
