@@ -333,6 +333,8 @@ export class WatchBreakingProxy {
   port = 0;
   gone = 0;
   broken = 0;
+  /** Requests passed on, by "VERB kind" (e.g. "GET watch", "POST", "PATCH"): what a client costs the API server. */
+  readonly requests = new Map<string, number>();
   private readonly target: URL;
   private readonly agent: Agent;
   goneEvery: number;
@@ -369,6 +371,8 @@ export class WatchBreakingProxy {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://proxy");
     const isWatch = url.searchParams.get("watch") === "true";
+    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     if (isWatch && url.searchParams.get("resourceVersion")) {
       this.resumes += 1;
       if (this.resumes % this.goneEvery === 0) {
