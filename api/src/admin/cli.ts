@@ -5,7 +5,7 @@
  * Keys are printed once; only their SHA-256 is stored.
  */
 import { Command, InvalidArgumentError } from "commander";
-import { loadConfig, ConfigError, type Config } from "../config.ts";
+import { loadConfig, ConfigError, type Config, type LoadConfigOptions } from "../config.ts";
 import { openDatabase, resolveCallbackSecret } from "../plugins/db.ts";
 import {
   createAccount,
@@ -49,8 +49,11 @@ async function connect(config: Config): Promise<Database> {
   return openDatabase(config);
 }
 
-async function withDb<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+async function withDb<T>(
+  fn: (db: Database, config: Config) => Promise<T>,
+  options: LoadConfigOptions = {},
+): Promise<T> {
+  const config = loadConfig(process.env, options);
   const db = await connect(config);
   try {
     return await fn(db, config);
@@ -214,10 +217,14 @@ program
   .command("migrate")
   .description("apply pending database migrations")
   .action(async () => {
-    await withDb(async (db) => {
-      const applied = await migrate(db, () => {});
-      out(applied.length === 0 ? "database is up to date" : `applied: ${applied.join(", ")}`);
-    });
+    // The chart runs this as a pre-install hook, before its callback Secret exists: not needed here.
+    await withDb(
+      async (db) => {
+        const applied = await migrate(db, () => {});
+        out(applied.length === 0 ? "database is up to date" : `applied: ${applied.join(", ")}`);
+      },
+      { forCallbacks: false },
+    );
   });
 
 try {

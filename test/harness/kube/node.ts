@@ -4,8 +4,8 @@
  *
  * Host footprint, all removed by stop(): one Linux bridge with a private /24 (no NAT, no iptables
  * rule: pods only talk to the host through the bridge address), one cgroup subtree per hierarchy
- * (`/causeway-<id>`, the kubelet's cgroupRoot), and the shim sockets containerd's shims put under
- * /run/containerd whatever the config says.
+ * (`/causeway-<id>`, the kubelet's cgroupRoot), the shim sockets containerd's shims put under
+ * /run/containerd whatever the config says, and the kubelet's log links in /var/log/containers.
  *
  * No kube-scheduler runs: with one node there is nothing to choose, so the harness binds the
  * unscheduled pods of the test's namespaces to this node (a Binding, as the scheduler would post).
@@ -14,7 +14,7 @@ import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { appendFile, mkdir, readdir, rmdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readlink, rmdir, unlink, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -33,6 +33,7 @@ export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
 const CNI_DIR = "/usr/lib/cni";
 const CGROUP_ROOT = "/sys/fs/cgroup";
 const SHIM_SOCKETS = "/run/containerd/s";
+const CONTAINER_LOG_LINKS = "/var/log/containers";
 
 /** A running node. */
 export interface RealNode {
@@ -198,6 +199,8 @@ function kubeletConfig(o: {
     cgroupDriver: "cgroupfs",
     cgroupRoot: o.cgroupRoot,
     containerRuntimeEndpoint: `unix://${o.dir}/containerd.sock`,
+    // Not /var/log/pods; the kubelet's links in /var/log/containers (a fixed path) are removed at stop.
+    podLogsDir: join(o.dir, "pod-logs"),
     address: o.hostIp,
     port: o.port,
     readOnlyPort: 0,
@@ -325,6 +328,13 @@ export async function startNode(
     for (const mount of mountsUnder(dir)) await run("umount", ["-l", mount]).catch(() => undefined);
     for (const hierarchy of cgroupHierarchies()) await removeCgroupTree(join(hierarchy, cgroupRoot));
     await run("ip", ["link", "del", bridge]).catch(() => undefined);
+    if (existsSync(CONTAINER_LOG_LINKS)) {
+      for (const entry of readdirSync(CONTAINER_LOG_LINKS)) {
+        const path = join(CONTAINER_LOG_LINKS, entry);
+        const target = await readlink(path).catch(() => "");
+        if (target.startsWith(`${dir}/`)) await unlink(path).catch(() => undefined);
+      }
+    }
     // Empty state folders the shims and runc left: rmdir keeps whatever another containerd still uses.
     for (const leftover of ["/run/containerd/runc/k8s.io", "/run/containerd/runc"]) {
       await rmdir(leftover).catch(() => undefined);
