@@ -2,6 +2,14 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
+  it("needs the callback secret with a database, except for commands that never see callbacks (migrate)", () => {
+    const env = { DATABASE_URL: "postgres://u:p@db:5432/causeway" };
+    expect(() => loadConfig(env)).toThrow(/CAUSEWAY_CALLBACK_SECRET/);
+    const c = loadConfig(env, { forCallbacks: false });
+    expect(c.database.kind).not.toBe("embedded");
+    expect(c.callbackSecret).toBeUndefined();
+  });
+
   it("defaults to embedded mode with the contract's limits", () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);

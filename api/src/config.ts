@@ -117,11 +117,11 @@ export const ConfigEnv = z.object({
  * Rules across variables, checked on the raw environment so they are reported together with
  * the per-variable problems (zod skips refinements of an object that already failed).
  */
-function crossProblems(env: Record<string, string | undefined>): string[] {
+function crossProblems(env: Record<string, string | undefined>, options: LoadConfigOptions): string[] {
   const out: string[] = [];
   if (env.CAUSEWAY_STORAGE === "s3" && !env.S3_BUCKET)
     out.push("S3_BUCKET: required when CAUSEWAY_STORAGE=s3");
-  if (env.DATABASE_URL && !env.CAUSEWAY_CALLBACK_SECRET) {
+  if (env.DATABASE_URL && !env.CAUSEWAY_CALLBACK_SECRET && options.forCallbacks !== false) {
     out.push("CAUSEWAY_CALLBACK_SECRET: required (at least 32 characters) when DATABASE_URL is set");
   }
   if ((env.CAUSEWAY_MODEL === undefined) !== (env.CAUSEWAY_HGNC === undefined)) {
@@ -205,11 +205,20 @@ export class ConfigError extends Error {
 }
 
 /** Reads and validates the configuration; throws ConfigError listing every bad value. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /**
+   * false for commands that never sign or verify runner callbacks (`migrate`): the callback secret is
+   * then not required, so the chart's pre-install migration hook runs before the chart's Secret exists.
+   */
+  forCallbacks?: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
   // Empty strings count as unset, the way shells and Helm templates tend to produce them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = ConfigEnv.safeParse(cleaned);
-  const cross = crossProblems(cleaned);
+  const cross = crossProblems(cleaned, options);
   if (!parsed.success || cross.length > 0) {
     throw new ConfigError([
       ...(parsed.error?.issues ?? []).map((i) => {

@@ -130,5 +130,10 @@ export const RUNNER_ENV = {
   jobSpec: "CAUSEWAY_JOB_SPEC",
   callbackUrl: "CAUSEWAY_CALLBACK_URL",
   callbackKey: "CAUSEWAY_CALLBACK_KEY",
+  /**
+   * A file holding the callback key instead (the Kubernetes Job mounts its Secret there): a key in
+   * the environment would show in `kubectl describe pod` and in crash dumps. Wins over callbackKey.
+   */
+  callbackKeyFile: "CAUSEWAY_CALLBACK_KEY_FILE",
   attempt: "CAUSEWAY_ATTEMPT",
 } as const;

@@ -4,6 +4,7 @@
  * from the environment (RUNNER_ENV of the contract plus the storage settings).
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { JobSpec, RUNNER_ENV, RUNNER_EXIT } from "@causeway/contract";
 import { HttpCallbackReporter } from "./jobs/reporter.ts";
 import { runJob } from "./jobs/run-job.ts";
@@ -16,12 +17,18 @@ function required(name: string): string {
   return value;
 }
 
+/** The callback key: from the mounted Secret file when given, else from the environment. */
+function callbackKey(): string {
+  const file = process.env[RUNNER_ENV.callbackKeyFile];
+  return file ? readFileSync(file, "utf8").trim() : required(RUNNER_ENV.callbackKey);
+}
+
 async function main(): Promise<number> {
   const spec = JobSpec.parse(JSON.parse(required(RUNNER_ENV.jobSpec)));
   const attempt = process.env[RUNNER_ENV.attempt] || randomUUID();
   const reporter = new HttpCallbackReporter({
     url: required(RUNNER_ENV.callbackUrl),
-    keyHex: required(RUNNER_ENV.callbackKey),
+    keyHex: callbackKey(),
     jobId: spec.job_id,
     kind: spec.kind,
     attempt,

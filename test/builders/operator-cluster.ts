@@ -107,12 +107,14 @@ export async function setupNamespace(kc: KubeConfig, namespace: string): Promise
 /**
  * The fake runner the kubelet double runs instead of `node runner/src/main.ts`. Its behaviour is
  * encoded in the spec's model_version (`test-exit-<code>-sleep-<ms>`); it first checks the env
- * the operator must provide and exits 42 when something is missing.
+ * the operator must provide (the callback key as a file of the mounted Secret, never as env) and
+ * exits 42 when something is missing.
  */
 const FAKE_RUNNER = `
 const env = process.env;
 const spec = JSON.parse(env.CAUSEWAY_JOB_SPEC ?? "{}");
-const ok = spec.kind && spec.job_id && env.CAUSEWAY_CALLBACK_URL && /^[0-9a-f]{64}$/.test(env.CAUSEWAY_CALLBACK_KEY ?? "") && env.CAUSEWAY_ATTEMPT === env.HOSTNAME;
+const key = env.CAUSEWAY_CALLBACK_KEY_FILE ? require("node:fs").readFileSync(env.CAUSEWAY_CALLBACK_KEY_FILE, "utf8") : "";
+const ok = spec.kind && spec.job_id && env.CAUSEWAY_CALLBACK_URL && /^[0-9a-f]{64}$/.test(key) && !env.CAUSEWAY_CALLBACK_KEY && env.CAUSEWAY_ATTEMPT === env.HOSTNAME;
 if (!ok) { console.error("bad env", Object.keys(env)); process.exit(42); }
 const m = /^test-exit-(\\d+)-sleep-(\\d+)$/.exec(spec.model_version ?? "");
 const [code, ms] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
@@ -319,6 +321,8 @@ export class WatchBreakingProxy {
   port = 0;
   gone = 0;
   broken = 0;
+  /** Requests passed on, by "VERB kind" (e.g. "GET watch", "POST", "PATCH"): what a client costs the API server. */
+  readonly requests = new Map<string, number>();
   private readonly target: URL;
   private readonly agent: Agent;
   goneEvery: number;
@@ -355,6 +359,8 @@ export class WatchBreakingProxy {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://proxy");
     const isWatch = url.searchParams.get("watch") === "true";
+    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     if (isWatch && url.searchParams.get("resourceVersion")) {
       this.resumes += 1;
       if (this.resumes % this.goneEvery === 0) {

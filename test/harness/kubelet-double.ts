@@ -6,8 +6,16 @@
  * pods/status subresource: Running, then Succeeded or Failed with the exit code. The real Job
  * controller then completes or fails the Job exactly as on a cluster.
  *
- * Not emulated: images (the command runs from the repository checkout), volumes and mounts, resource
+ * Secret volumes are written as files under the pod's folder, and env values and arguments naming a
+ * path in a mount are rewritten to it (the process sees the host's filesystem).
+ *
+ * Not emulated: images (the command runs from the repository checkout), other volumes, resource
  * limits, probes, init and sidecar containers, restartPolicy OnFailure, pod-level activeDeadlineSeconds.
+ *
+ * Images, limits, OOM kills, image pulls and deadlines are shown on a real node (kube/node.ts,
+ * test/cluster/real-node.test.ts). This double stays for what a real node cannot produce on demand
+ * or cheaply: evictions and preemptions (DisruptionTarget), chosen exit codes and timings of a fake
+ * runner, pods that never leave Pending, and hundreds of pods at once in the operator's scale runs.
  */
 import { CoreV1Api, Watch, type V1Container, type V1Pod } from "@kubernetes/client-node";
 import { spawn } from "node:child_process";
@@ -18,6 +26,7 @@ import { makeTempDir, waitFor, type TempDir } from "./proc.ts";
 import { projectNode, repoRoot } from "./repo.ts";
 import { loadKubeConfig } from "./kube/service-account.ts";
 import { ContainerConfigError, expandReferences, resolveContainerEnv } from "./kubelet-double/env.ts";
+import { localPath, materializeSecretVolumes } from "./kubelet-double/secret-volumes.ts";
 import { podStatusFor, type ContainerOutcome } from "./kubelet-double/status.ts";
 
 /**
@@ -144,8 +153,11 @@ export async function startKubeletDouble(options: KubeletDoubleOptions): Promise
         if (stopped || deleted.has(uid)) return { exitCode: null, reason: "Deleted" };
       }
     }
+    // Secret volumes become files in the pod's folder; env values naming a path in them follow.
+    const mounts = await materializeSecretVolumes(core, pod, container, join(logDir, `${name}-volumes`));
+    env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, localPath(v, mounts)]));
     const argv = [...(container.command ?? []), ...(container.args ?? [])].map((part) =>
-      expandReferences(part, env),
+      localPath(expandReferences(part, env), mounts),
     );
     if (argv.length === 0)
       throw new Error(

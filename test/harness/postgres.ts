@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chown } from "node:fs/promises";
+import { appendFile, chown } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -57,7 +57,14 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
  * Initialises a cluster in a temp dir and starts PostgreSQL on a free loopback port, tuned for tests
  * (no fsync: the data is thrown away), then creates the database `database`.
  */
-export async function startPostgres(database = "causeway_test"): Promise<PostgresServer> {
+export async function startPostgres(
+  database = "causeway_test",
+  options: {
+    /** Listen here instead of 127.0.0.1, with trust for its /24 (a real node's pods reach the host there). */
+    address?: string;
+  } = {},
+): Promise<PostgresServer> {
+  const address = options.address ?? "127.0.0.1";
   const binDir = findPostgresBinDir();
   const temp = await makeTempDir("pg");
   const user = unprivilegedUser();
@@ -75,6 +82,10 @@ export async function startPostgres(database = "causeway_test"): Promise<Postgre
       cwd: temp.path,
     },
   );
+  if (options.address) {
+    const subnet = `${address.split(".").slice(0, 3).join(".")}.0/24`;
+    await appendFile(join(dataDir, "pg_hba.conf"), `host all all ${subnet} trust\n`);
+  }
   const port = await freePort();
   const proc = startProcess({
     name: "postgres",
@@ -85,7 +96,7 @@ export async function startPostgres(database = "causeway_test"): Promise<Postgre
       "-p",
       String(port),
       "-c",
-      "listen_addresses=127.0.0.1",
+      `listen_addresses=${address}`,
       "-c",
       `unix_socket_directories=${temp.path}`,
       "-c",
@@ -102,7 +113,7 @@ export async function startPostgres(database = "causeway_test"): Promise<Postgre
     env,
     ...runAs,
   });
-  const adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const adminUrl = `postgres://postgres:postgres@${address}:${port}/postgres`;
   await waitFor(
     "PostgreSQL to accept connections",
     async () => {
@@ -125,7 +136,7 @@ export async function startPostgres(database = "causeway_test"): Promise<Postgre
     await admin.end();
   }
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
+    url: `postgres://postgres:postgres@${address}:${port}/${database}`,
     port,
     async stop(): Promise<void> {
       // SIGINT is PostgreSQL's "fast" shutdown: open sessions are cut, no checkpoint wait.

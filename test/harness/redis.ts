@@ -13,12 +13,12 @@ export interface RedisServer {
 }
 
 /** Sends one inline command and resolves with the first reply line (enough for PING). */
-async function ask(port: number, command: string): Promise<string> {
+async function ask(port: number, command: string, host = "127.0.0.1"): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     socket.setTimeout(2_000, () => socket.destroy(new Error("redis did not answer")));
     socket.once("error", reject);
-    socket.connect(port, "127.0.0.1", () => socket.write(`${command}\r\n`));
+    socket.connect(port, host, () => socket.write(`${command}\r\n`));
     socket.once("data", (data) => {
       socket.destroy();
       resolve(data.toString("utf8").split("\r\n")[0] ?? "");
@@ -27,7 +27,13 @@ async function ask(port: number, command: string): Promise<string> {
 }
 
 /** Starts redis-server on a free loopback port with RDB and AOF off, its files in a temp dir. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(
+  options: {
+    /** Listen here instead of 127.0.0.1 (a real node's pods reach the host at its bridge address). */
+    address?: string;
+  } = {},
+): Promise<RedisServer> {
+  const address = options.address ?? "127.0.0.1";
   const binary = requireBinary("redis-server", "sudo apt-get install -y redis-server", [
     "/usr/bin",
     "/usr/sbin",
@@ -42,7 +48,10 @@ export async function startRedis(): Promise<RedisServer> {
       "--port",
       String(port),
       "--bind",
-      "127.0.0.1",
+      address,
+      // An explicit bind is the access control here (a test server on a private address).
+      "--protected-mode",
+      "no",
       "--save",
       "",
       "--appendonly",
@@ -59,14 +68,14 @@ export async function startRedis(): Promise<RedisServer> {
   });
   await waitFor(
     "redis-server to answer PING",
-    async () => ((await ask(port, "PING")) === "+PONG" ? true : undefined),
+    async () => ((await ask(port, "PING", address)) === "+PONG" ? true : undefined),
     {
       timeoutMs: 15_000,
       proc,
     },
   );
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${address}:${port}`,
     port,
     async stop(): Promise<void> {
       await proc.stop("SIGTERM", 10_000);

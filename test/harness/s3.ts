@@ -30,7 +30,14 @@ export interface S3Server {
  * Caveat: s3rver does NOT verify request or presigned-URL signatures (a tampered presigned URL still
  * answers 200), so tests of signature expiry or tampering cannot pass or fail meaningfully here.
  */
-export async function startS3(bucket = "causeway-test"): Promise<S3Server> {
+export async function startS3(
+  bucket = "causeway-test",
+  options: {
+    /** Where to listen; a real node's pods reach the host at its bridge address, not 127.0.0.1. */
+    address?: string;
+  } = {},
+): Promise<S3Server> {
+  const address = options.address ?? "127.0.0.1";
   const cli = join(
     dirname(createRequire(import.meta.url).resolve("s3rver/package.json")),
     "bin",
@@ -46,7 +53,7 @@ export async function startS3(bucket = "causeway-test"): Promise<S3Server> {
       "--directory",
       join(temp.path, "data"),
       "--address",
-      "127.0.0.1",
+      address,
       "--port",
       String(port),
       "--silent",
@@ -56,7 +63,7 @@ export async function startS3(bucket = "causeway-test"): Promise<S3Server> {
     logPath: join(temp.path, "s3rver.log"),
     cwd: temp.path,
   });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${address}:${port}`;
   await waitFor(
     "s3rver to answer HTTP",
     async () => {

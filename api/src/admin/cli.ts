@@ -7,7 +7,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError, type Config } from "../config.ts";
+import { loadConfig, ConfigError, type Config, type LoadConfigOptions } from "../config.ts";
 import { resolveCallbackSecret } from "../context/callback-secret.ts";
 import { openDatabase } from "../context/open-database.ts";
 import {
@@ -101,8 +101,11 @@ async function connect(config: Config, init: boolean): Promise<Database> {
 /** A refusal the user can act on: printed as one line, exit status 1. */
 class AdminError extends Error {}
 
-async function withDb<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+async function withDb<T>(
+  fn: (db: Database, config: Config) => Promise<T>,
+  options: LoadConfigOptions = {},
+): Promise<T> {
+  const config = loadConfig(process.env, options);
   const db = await connect(config, program.opts<{ init?: boolean }>().init === true);
   try {
     return await fn(db, config);
@@ -317,10 +320,14 @@ program
   .command("migrate")
   .description("apply pending database migrations")
   .action(async () => {
-    await withDb(async (db) => {
-      const applied = await migrate(db, () => {});
-      out(applied.length === 0 ? "database is up to date" : `applied: ${applied.join(", ")}`);
-    });
+    // The chart runs this as a pre-install hook, before its callback Secret exists: not needed here.
+    await withDb(
+      async (db) => {
+        const applied = await migrate(db, () => {});
+        out(applied.length === 0 ? "database is up to date" : `applied: ${applied.join(", ")}`);
+      },
+      { forCallbacks: false },
+    );
   });
 
 try {

@@ -4,6 +4,7 @@ import { aCausalAnalysis, aPrediction, JOB_ID, testConfig } from "../../../test/
 import {
   buildJob,
   buildSecret,
+  CALLBACK_KEY_DIR,
   CALLBACK_KEY_FIELD,
   childNames,
   isControlledBy,
@@ -53,14 +54,23 @@ describe("buildJob", () => {
     expect(isControlledBy(job, aPrediction().uid("other").build())).toBe(false);
   });
 
-  it("carries the contract env: spec, callback URL, key from the Secret, attempt from the pod name", () => {
+  it("carries the contract env: spec, callback URL, key file of the mounted Secret, attempt from the pod name", () => {
     expect(JSON.parse(env.get(RUNNER_ENV.jobSpec)?.value ?? "")).toEqual(resource.spec);
     expect(env.get(RUNNER_ENV.callbackUrl)?.value).toBe(
       `http://causeway-api-callbacks:8080/internal/v1/jobs/prediction/${JOB_ID}/callback`,
     );
-    expect(env.get(RUNNER_ENV.callbackKey)?.valueFrom?.secretKeyRef).toEqual({
-      name: `cw-pred-${JOB_ID}-callback`,
-      key: CALLBACK_KEY_FIELD,
+    expect(env.has(RUNNER_ENV.callbackKey)).toBe(false);
+    expect(env.get(RUNNER_ENV.callbackKeyFile)?.value).toBe(`${CALLBACK_KEY_DIR}/${CALLBACK_KEY_FIELD}`);
+    const podSpec = job.spec?.template.spec;
+    expect(podSpec?.volumes?.find((v) => v.name === "callback")?.secret).toEqual({
+      secretName: `cw-pred-${JOB_ID}-callback`,
+      items: [{ key: CALLBACK_KEY_FIELD, path: CALLBACK_KEY_FIELD }],
+      defaultMode: 0o440,
+    });
+    expect(podSpec?.containers[0]?.volumeMounts).toContainEqual({
+      name: "callback",
+      mountPath: CALLBACK_KEY_DIR,
+      readOnly: true,
     });
     expect(env.get(RUNNER_ENV.attempt)?.valueFrom?.fieldRef?.fieldPath).toBe("metadata.name");
     expect(env.get("TRACEPARENT")?.value).toBe("00-abc-def-01");

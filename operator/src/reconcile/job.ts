@@ -20,6 +20,8 @@ import type { ReconcileConfig } from "./types.ts";
 export const RUNNER_CONTAINER = "runner";
 /** The Secret key holding the per-job callback key. */
 export const CALLBACK_KEY_FIELD = "callback-key";
+/** Where the callback Secret is mounted in the runner container (read-only, owner and fsGroup only). */
+export const CALLBACK_KEY_DIR = "/var/run/causeway/callback";
 /** The runner's entry point, relative to the image's working directory (the app root). */
 export const RUNNER_COMMAND = ["node", "runner/src/main.ts"];
 
@@ -90,15 +92,13 @@ export function buildSecret(resource: CausewayResource, config: ReconcileConfig)
   };
 }
 
-function runnerEnv(resource: CausewayResource, secretName: string, config: ReconcileConfig): V1EnvVar[] {
+function runnerEnv(resource: CausewayResource, config: ReconcileConfig): V1EnvVar[] {
   const spec = { ...resource.spec, kind: resource.spec.kind, job_id: resource.spec.job_id };
   const env: V1EnvVar[] = [
     { name: RUNNER_ENV.jobSpec, value: JSON.stringify(spec) },
     { name: RUNNER_ENV.callbackUrl, value: callbackUrl(config.callbackBaseUrl, spec.kind, spec.job_id) },
-    {
-      name: RUNNER_ENV.callbackKey,
-      valueFrom: { secretKeyRef: { name: secretName, key: CALLBACK_KEY_FIELD } },
-    },
+    // A file of the mounted Secret, not an env value: env shows in `kubectl describe` and dumps.
+    { name: RUNNER_ENV.callbackKeyFile, value: `${CALLBACK_KEY_DIR}/${CALLBACK_KEY_FIELD}` },
     // The pod name identifies the attempt: a replacement pod gets a new one.
     { name: RUNNER_ENV.attempt, valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
     { name: "HOME", value: "/tmp" },
@@ -142,7 +142,7 @@ export function buildJob(resource: CausewayResource, config: ReconcileConfig): V
             image: config.runnerImage,
             imagePullPolicy: config.imagePullPolicy,
             command: RUNNER_COMMAND,
-            env: runnerEnv(resource, names.secret, config),
+            env: runnerEnv(resource, config),
             resources: config.resources,
             terminationMessagePolicy: "FallbackToLogsOnError",
             securityContext: {
@@ -151,10 +151,23 @@ export function buildJob(resource: CausewayResource, config: ReconcileConfig): V
               runAsNonRoot: true,
               capabilities: { drop: ["ALL"] },
             },
-            volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+            volumeMounts: [
+              { name: "tmp", mountPath: "/tmp" },
+              { name: "callback", mountPath: CALLBACK_KEY_DIR, readOnly: true },
+            ],
           },
         ],
-        volumes: [{ name: "tmp", emptyDir: { sizeLimit: config.tmpSizeLimit } }],
+        volumes: [
+          { name: "tmp", emptyDir: { sizeLimit: config.tmpSizeLimit } },
+          {
+            name: "callback",
+            secret: {
+              secretName: names.secret,
+              items: [{ key: CALLBACK_KEY_FIELD, path: CALLBACK_KEY_FIELD }],
+              defaultMode: 0o440,
+            },
+          },
+        ],
       },
     },
   };

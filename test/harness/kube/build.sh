@@ -31,25 +31,16 @@ log() { printf '[kube-build %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 have_all() { [ -x "$1/kube-apiserver" ] && [ -x "$1/kube-controller-manager" ] && [ -x "$1/etcd" ]; }
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
-# The modern route: a throwaway module outside the repository that requires k8s.io/kubernetes and
-# replaces every staging module (k8s.io/api, ...) with its published v0.X.Y release. Replace
-# directives only count in the main module, which is why kubernetes cannot be `go install`ed.
+# shellcheck source=go-module.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-module.sh"
+
+# The modern route: k8s.io/kubernetes as a Go module (go-module.sh).
 build_modern() {
-  local out="$1" minor work gomod
-  minor="${KUBE_VERSION#v1.}"; minor="v0.${minor}"
+  local out="$1" work ld
   work="$(mktemp -d "${TMPDIR:-/tmp}/causeway-kube-build.XXXXXX")"
   trap 'rm -rf "$work"' RETURN
   cd "$work"
-  export GOFLAGS="-mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0
-  go mod init causeway.local/kube-build >/dev/null 2>&1
-  gomod="$(go mod download -json "k8s.io/kubernetes@${KUBE_VERSION}" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
-  [ -f "$gomod" ] || { log "could not download k8s.io/kubernetes@${KUBE_VERSION}"; return 1; }
-  {
-    echo "require k8s.io/kubernetes ${KUBE_VERSION}"
-    grep -oE '^[[:space:]]*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v v="$minor" '{print "replace " $1 " => " $1 " " v}'
-    # Keep the godebug defaults of kubernetes' own release.
-    grep -E '^godebug ' "$gomod" || true
-  } >>go.mod
+  kube_module_init "$KUBE_VERSION" || { log "could not download k8s.io/kubernetes@${KUBE_VERSION}"; return 1; }
   # A go file importing the commands lets `go mod tidy` resolve the whole graph in one step.
   cat >tools.go <<'GO'
 //go:build tools
@@ -64,15 +55,7 @@ import (
 GO
   log "resolving modules for kubernetes ${KUBE_VERSION}"
   go mod tidy -e >/dev/null
-  local major="1" kminor commit="causeway-module-build" date ld
-  kminor="${KUBE_VERSION#v1.}"; kminor="${kminor%%.*}"
-  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  # The servers report this version (/version): helm's kubeVersion checks and kubectl rely on it.
-  ld="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld="$ld -X $pkg.gitVersion=${KUBE_VERSION} -X $pkg.gitMajor=${major} -X $pkg.gitMinor=${kminor}"
-    ld="$ld -X $pkg.gitCommit=${commit} -X $pkg.gitTreeState=clean -X $pkg.buildDate=${date}"
-  done
+  ld="$(kube_ldflags "$KUBE_VERSION")"
   mkdir -p "$out.tmp"
   log "building kube-apiserver, kube-controller-manager (this is the slow part)"
   go build -trimpath -ldflags "$ld" -o "$out.tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager

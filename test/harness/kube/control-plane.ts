@@ -32,7 +32,7 @@ export interface ControlPlaneOptions {
   controllers?: readonly string[];
 }
 
-/** Controllers the tests need: Jobs create Pods, owner GC, Job TTL, ServiceAccounts and their tokens, namespace deletion. */
+/** Controllers the tests need: Jobs create Pods, owner GC, Job TTL, ServiceAccounts and their tokens, namespace deletion, Deployments. */
 export const DEFAULT_CONTROLLERS = [
   "job",
   "garbagecollector",
@@ -41,6 +41,9 @@ export const DEFAULT_CONTROLLERS = [
   "serviceaccount-token",
   "namespace",
   "root-ca-cert-publisher",
+  // The chart's Deployments, installed on a real node.
+  "deployment",
+  "replicaset",
 ] as const;
 
 /** Minor version from `kube-apiserver --version` ("Kubernetes v1.36.4"). */

@@ -1,0 +1,158 @@
+/**
+ * The operator at scale (opt-in with CAUSEWAY_SCALE_RESOURCES=<n>, e.g. 1000): n Predictions created
+ * at once must give exactly n Jobs, and every resource must end terminal. It reports the time, the
+ * reconciles per second, the API-server requests per resource and the operator's peak RSS, next to
+ * a bare client-node informer process watching the same load (test/builders/informer-baseline.ts).
+ *
+ * The kubelet double runs each pod as `true`: the run measures the operator, not the runners, and a
+ * real node would spend its time starting a thousand containers.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import {
+  behave,
+  clients,
+  createPrediction,
+  metricSum,
+  operatorTestEnv,
+  REPO,
+  startOperator,
+  testPrediction,
+  waitFor,
+  WatchBreakingProxy,
+  writeTokenKubeconfig,
+  type OperatorProcess,
+} from "../builders/operator-cluster.ts";
+import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
+import { freePort } from "../harness/ports.ts";
+import type { TempDir } from "../harness/proc.ts";
+import { projectNode } from "../harness/repo.ts";
+
+const total = Number(process.env.CAUSEWAY_SCALE_RESOURCES ?? 0);
+const namespace = `op-scale-${randomUUID().slice(0, 8)}`;
+let admin: KubeConfig;
+let tmp: TempDir;
+let kubelet: KubeletDouble | undefined;
+let operator: OperatorProcess | undefined;
+let baseline: ChildProcess | undefined;
+// Counting proxies in front of the API server, one per client; they never break a watch.
+const operatorProxy = { current: undefined as WatchBreakingProxy | undefined };
+const baselineProxy = { current: undefined as WatchBreakingProxy | undefined };
+
+/** Peak and current resident memory of a process, in MiB (/proc/<pid>/status). */
+function memory(pid: number | undefined): { peak: number; now: number } {
+  const status = readFileSync(`/proc/${pid ?? 0}/status`, "utf8");
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
+  return { peak: Math.round(kb("VmHWM") / 1024), now: Math.round(kb("VmRSS") / 1024) };
+}
+
+function requestCount(proxy: WatchBreakingProxy | undefined): number {
+  return [...(proxy?.requests.values() ?? [])].reduce((a, b) => a + b, 0);
+}
+
+async function proxiedKubeconfig(proxy: WatchBreakingProxy, name: string, token: string): Promise<string> {
+  const port = await proxy.start();
+  const path = join(tmp.path, `${name}.kubeconfig`);
+  writeTokenKubeconfig(path, `http://127.0.0.1:${port}`, token, namespace);
+  return path;
+}
+
+describe.skipIf(total === 0)("operator at scale", () => {
+  beforeAll(async () => {
+    const env = await operatorTestEnv("operator-scale", namespace);
+    const { kube, sa } = env;
+    ({ admin, tmp } = env);
+    operatorProxy.current = new WatchBreakingProxy(kube.server, kube.caData, Number.MAX_SAFE_INTEGER);
+    baselineProxy.current = new WatchBreakingProxy(kube.server, kube.caData, Number.MAX_SAFE_INTEGER);
+    kubelet = await startKubeletDouble({
+      kubeconfigPath: kube.kubeconfigPath,
+      namespace,
+      resolveCommand: () => ["true"],
+    });
+    operator = startOperator(projectNode(), {
+      kubeconfigPath: await proxiedKubeconfig(operatorProxy.current, "operator", sa.token),
+      namespace,
+      port: await freePort(),
+      logPath: join(tmp.path, "operator.log"),
+      env: { LOG_LEVEL: "warn", LEADER_ELECT: "false" },
+    });
+    baseline = spawn(projectNode(), [join(REPO, "test/builders/informer-baseline.ts")], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        KUBECONFIG: await proxiedKubeconfig(baselineProxy.current, "baseline", sa.token),
+        NAMESPACE: namespace,
+      },
+    });
+    await waitFor("the operator's metrics", async () =>
+      (await operator?.metrics())?.includes("causeway_leader"),
+    );
+  });
+
+  afterAll(async () => {
+    baseline?.kill("SIGKILL");
+    await operator?.kill("SIGTERM");
+    await kubelet?.stop();
+    await operatorProxy.current?.stop();
+    await baselineProxy.current?.stop();
+    await clients(admin)
+      .core.deleteNamespace({ name: namespace })
+      .catch(() => undefined);
+  });
+
+  it(`${total} Predictions created at once: ${total} Jobs, no duplicates, every resource terminal`, async () => {
+    const { custom, batch } = clients(admin);
+    const resources = Array.from({ length: total }, () => testPrediction(namespace, behave(0, 0)));
+    const idleRequests = requestCount(operatorProxy.current);
+    const idleBaseline = requestCount(baselineProxy.current);
+    const t0 = Date.now();
+    // At once, in bounded parallel batches so the test's own client does not queue thousands of sockets.
+    for (let i = 0; i < resources.length; i += 100) {
+      await Promise.all(resources.slice(i, i + 100).map((r) => createPrediction(admin, r)));
+    }
+    const created = Date.now() - t0;
+    await waitFor(
+      `all ${total} resources terminal`,
+      async () => {
+        const list = (await custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: RESOURCES.prediction.plural,
+        })) as { items: PredictionResource[] };
+        const done = list.items.filter(
+          (r) => r.status?.phase === "Completed" || r.status?.phase === "Failed",
+        );
+        return done.length === total;
+      },
+      30 * 60_000,
+      2_000,
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const jobs = await batch.listNamespacedJob({ namespace });
+    const owners = jobs.items.map((j) => j.metadata?.labels?.[LABELS.resource] ?? "");
+    const metrics = (await operator?.metrics()) ?? "";
+    const reconciles = metricSum(metrics, "causeway_reconcile_total");
+    const opRequests = requestCount(operatorProxy.current) - idleRequests;
+    const baseRequests = requestCount(baselineProxy.current) - idleBaseline;
+    const opMemory = memory(operator?.proc.pid);
+    const baseMemory = memory(baseline?.pid);
+    const byVerb = JSON.stringify(Object.fromEntries(operatorProxy.current?.requests ?? []));
+    process.stderr.write(
+      `[scale] ${total} resources: created in ${(created / 1000).toFixed(1)} s, all terminal after ${seconds.toFixed(1)} s; ` +
+        `${reconciles} reconciles (${(reconciles / seconds).toFixed(1)}/s); API requests per resource: operator ${(opRequests / total).toFixed(2)} ${byVerb}, ` +
+        `informer baseline ${(baseRequests / total).toFixed(2)}; peak RSS: operator ${opMemory.peak} MiB (now ${opMemory.now}), ` +
+        `informer baseline ${baseMemory.peak} MiB (now ${baseMemory.now})\n`,
+    );
+    expect(jobs.items).toHaveLength(total);
+    expect(new Set(owners).size).toBe(total);
+    expect(operator?.proc.exitCode).toBeNull();
+  });
+});
