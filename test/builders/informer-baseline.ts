@@ -15,7 +15,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from "@kubernetes/client-node";
-import { GROUP, RESOURCES, VERSION } from "../../crds/types.ts";
+import { GROUP, RESOURCES, VERSION } from "@causeway/contract";
 
 const namespace = process.env.NAMESPACE ?? "default";
 const kc = new KubeConfig();

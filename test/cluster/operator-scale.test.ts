@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "@causeway/contract";
 import {
   behave,
   clients,
@@ -23,11 +23,11 @@ import {
   REPO,
   startOperator,
   testPrediction,
-  waitFor,
   WatchBreakingProxy,
   writeTokenKubeconfig,
   type OperatorProcess,
 } from "../builders/operator-cluster.ts";
+import { waitFor } from "../harness/proc.ts";
 import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-double.ts";
 import { freePort } from "../harness/ports.ts";
 import type { TempDir } from "../harness/proc.ts";
@@ -132,8 +132,7 @@ describe.skipIf(total === 0)("operator at scale", () => {
         );
         return done.length === total;
       },
-      30 * 60_000,
-      2_000,
+      { timeoutMs: 30 * 60_000, intervalMs: 2_000 },
     );
     const seconds = (Date.now() - t0) / 1000;
     const jobs = await batch.listNamespacedJob({ namespace });

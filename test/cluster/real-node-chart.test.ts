@@ -13,7 +13,8 @@ import { promisify } from "node:util";
 import type { KubeConfig, V1Pod } from "@kubernetes/client-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { clients, REPO, waitFor } from "../builders/operator-cluster.ts";
+import { clients, REPO } from "../builders/operator-cluster.ts";
+import { waitFor } from "../harness/proc.ts";
 import { ensureImages, type BuiltImage, type ImageName } from "../harness/images.ts";
 import { startNode, type RealNode } from "../harness/kube/node.ts";
 import { loadKubeConfig } from "../harness/kube/service-account.ts";
@@ -128,8 +129,7 @@ describe("the chart on a real node", () => {
           p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
         );
       },
-      240_000,
-      1_000,
+      { timeoutMs: 240_000, intervalMs: 1_000 },
     );
     const status = ready.status?.containerStatuses?.[0];
     expect(ready.spec?.nodeName).toBe(node?.name);

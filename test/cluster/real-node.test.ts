@@ -14,7 +14,6 @@ import {
   operatorTestEnv,
   startOperator,
   testPrediction,
-  waitFor,
   waitForPhase,
   type OperatorProcess,
   type OperatorTestEnv,
@@ -23,13 +22,13 @@ import { freePort } from "../harness/ports.ts";
 import { projectNode } from "../harness/repo.ts";
 import { ensureImages, type BuiltImage } from "../harness/images.ts";
 import { startNode, type RealNode } from "../harness/kube/node.ts";
-import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "../../crds/types.ts";
+import { GROUP, LABELS, RESOURCES, VERSION, type PredictionResource } from "@causeway/contract";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { inject } from "vitest";
 import { serviceAccountKubeconfig } from "../harness/kube/service-account.ts";
-import { startProcess, waitFor as waitForProcess } from "../harness/proc.ts";
+import { startProcess, waitFor } from "../harness/proc.ts";
 import { startS3 } from "../harness/s3.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
@@ -193,7 +192,7 @@ describe("runner Jobs on a real kubelet", () => {
         const [pod] = await runnerPods(admin, namespace, name);
         return pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason?.match(/Image/) ? pod : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(["ErrImagePull", "ImagePullBackOff"]).toContain(
       reason.status?.containerStatuses?.[0]?.state?.waiting?.reason,
@@ -271,11 +270,11 @@ describe("runner Jobs on a real kubelet", () => {
       logPath: join(tmp.path, "api.log"),
     });
     cleanups.push(() => api.stop("SIGTERM", 10_000));
-    await waitForProcess(
-      "the API /health",
-      async () => ((await fetch(`${base}/health`)).ok ? true : undefined),
-      { timeoutMs: 120_000, intervalMs: 500, proc: api },
-    );
+    await waitFor("the API /health", async () => ((await fetch(`${base}/health`)).ok ? true : undefined), {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      proc: api,
+    });
 
     // The runner's S3 credentials come from a Secret, as the chart's s3.credentialsSecret does.
     await clients(admin).core.createNamespacedSecret({
@@ -322,8 +321,7 @@ describe("runner Jobs on a real kubelet", () => {
         const status = (await res.json()) as { status: string; error_code?: string | null };
         return status.status === "completed" || status.status === "failed" ? status : undefined;
       },
-      600_000,
-      1_000,
+      { timeoutMs: 600_000, intervalMs: 1_000 },
     );
     expect(done).toMatchObject({ status: "completed" });
     expect(seen?.spec?.nodeName).toBe(requireNode().name);
