@@ -6,7 +6,7 @@
  */
 
 /** Combination rules of model v2. */
-export type CombineRule = "simes" | "cauchy";
+export type CombineRule = "simes" | "cauchy" | "truncated_cauchy";
 
 /** Simes (1986): min_i m·p_(i)/i; valid under positive regression dependence. */
 export function simes(ps: readonly number[]): number {
@@ -23,13 +23,20 @@ export function simes(ps: readonly number[]): number {
 const P_MIN = 1e-300;
 const P_MAX = 1 - 1e-12;
 
-/** Cauchy combination (ACAT; Liu & Xie 2020) with equal weights; valid under arbitrary dependence asymptotically. */
-export function cauchy(ps: readonly number[]): number {
+/**
+ * Cauchy combination (ACAT; Liu & Xie 2020) with equal weights; valid under arbitrary dependence
+ * asymptotically (for small combined p). `truncated`: every p above 1/2 (the Cauchy's median)
+ * contributes 0 instead of a negative term, so an uninformative piece of evidence (p near 1)
+ * cannot cancel a strong one. The upper tail of the statistic, where ACAT's validity holds, is
+ * unchanged; one small p among m with the others above 1/2 combines to about m·p (Bonferroni),
+ * and the combined p never exceeds 1/2.
+ */
+export function cauchy(ps: readonly number[], truncated = false): number {
   const m = ps.length;
   if (m === 0) return 1;
   let t = 0;
   for (const raw of ps) {
-    const p = Math.min(P_MAX, Math.max(P_MIN, raw));
+    const p = Math.min(truncated ? 0.5 : P_MAX, Math.max(P_MIN, raw));
     t += p < 1e-15 ? 1 / (p * Math.PI) : Math.tan((0.5 - p) * Math.PI);
   }
   t /= m;
@@ -40,5 +47,5 @@ export function cauchy(ps: readonly number[]): number {
 
 /** The rule by name. */
 export function combine(rule: CombineRule, ps: readonly number[]): number {
-  return rule === "simes" ? simes(ps) : cauchy(ps);
+  return rule === "simes" ? simes(ps) : cauchy(ps, rule === "truncated_cauchy");
 }

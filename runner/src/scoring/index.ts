@@ -24,3 +24,4 @@ export {
 export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor, importOptionsFor } from "./scoring-version.ts";
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";
+export { ulmActivity, ULM_MIN_DF, type UlmActivity } from "./ulm.ts";

@@ -4,7 +4,7 @@ import { buildModel } from "../model/model-store.ts";
 import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
 import { benjaminiHochberg } from "./bh.ts";
 import { benjaminiYekutieli } from "./by.ts";
-import { cauchy, simes } from "./combine-pvalues.ts";
+import { cauchy, combine, simes } from "./combine-pvalues.ts";
 import { scoreTargets } from "./score-targets.ts";
 import { scoreTargetsV2, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
 
@@ -85,6 +85,19 @@ describe("model v2 scoring", async () => {
     expect(flipped.rows.find((r) => r.id === "A|PROTEIN")!.activation_z).toBeCloseTo(-Math.sqrt(3), 12);
   });
 
+  it("combines the ULM p-value only where a candidate has one (five signed targets measured)", () => {
+    // Every toy regulon has fewer than five targets: the ULM setting falls back to the others.
+    const settings = { evidence: "propagated+direct+ulm", combine: "truncated_cauchy" } as const;
+    const ulm = scoreTargetsV2({ ...input, settings });
+    const base = scoreTargetsV2({ ...input, settings: { ...settings, evidence: "propagated+direct" } });
+    expect(ulm.rows.every((r) => r.pvalue_ulm === null)).toBe(true);
+    expect(ulm.rows.map((r) => r.pvalue)).toEqual(base.rows.map((r) => r.pvalue));
+    const a = ulm.rows.find((r) => r.id === "A|PROTEIN")!;
+    expect(a.pvalue).toBe(
+      combine("truncated_cauchy", [a.pvalue_propagated as number, a.pvalue_direct as number]),
+    );
+  });
+
   it("ranks candidates not expressed in the control arm after all others", () => {
     const expressed = scoreTargetsV2({
       ...input,
@@ -134,5 +147,16 @@ describe("p-value combinations", () => {
     expect(cauchy([1e-200, 0.5])).toBeCloseTo(2e-200, 205);
     expect(cauchy([0.02, 1])).toBeLessThan(1);
     expect(cauchy([0.5, 0.5])).toBeCloseTo(0.5, 12);
+  });
+  it("truncated Cauchy lets no p above 1/2 cancel a small one", () => {
+    // Untruncated, p = 1 − 1e-6 swamps p = 1e-3; truncated, it counts as 1/2 (a zero term).
+    expect(cauchy([1e-3, 1 - 1e-6])).toBeGreaterThan(0.5);
+    const t = Math.tan((0.5 - 1e-3) * Math.PI) / 2;
+    expect(cauchy([1e-3, 1 - 1e-6], true)).toBeCloseTo(0.5 - Math.atan(t) / Math.PI, 15);
+    expect(cauchy([1e-3, 1 - 1e-6], true)).toBeCloseTo(2e-3, 5);
+    expect(combine("truncated_cauchy", [1e-3, 0.9])).toBe(cauchy([1e-3, 0.5]));
+    expect(combine("truncated_cauchy", [0.8, 0.9])).toBeCloseTo(0.5, 12);
+    // Below 1/2 it is ACAT.
+    expect(combine("truncated_cauchy", [0.01, 0.2])).toBe(cauchy([0.01, 0.2]));
   });
 });

@@ -6,7 +6,8 @@
  *   with the DEGs, combined with the propagated p-value by a parameter-free rule, so a TF whose
  *   walk mass leaks into hubs is still found by its own regulon (hub dilution);
  * - optionally a direction p-value from an IPA-style activation z (two-sided, so a DE table
- *   with an inverted sign convention ranks the same);
+ *   with an inverted sign convention ranks the same), or the p-value of a ULM TF activity
+ *   (decoupler's method, ulm.ts) on the normal scores of every measured gene's fold change;
  * - single-edge proxies: a protein whose only out-edge enters another candidate carries no
  *   evidence of its own; it is ranked right after the candidate it feeds (`proxy_of`);
  * - expression: with counts, candidates whose gene is not expressed in the control arm
@@ -20,6 +21,7 @@ import { benjaminiYekutieli } from "./by.ts";
 import { combine, type CombineRule } from "./combine-pvalues.ts";
 import { directEvidence } from "./direct-targets.ts";
 import { logFactorials } from "./hypergeometric.ts";
+import { ulmActivity } from "./ulm.ts";
 import {
   scoreTargets,
   type ScoreTargetsInput,
@@ -28,7 +30,8 @@ import {
 } from "./score-targets.ts";
 
 /** Which evidence enters the combined p-value. */
-export type V2Evidence = "propagated" | "propagated+direct" | "propagated+direct+direction";
+export type V2Evidence =
+  "propagated" | "propagated+direct" | "propagated+direct+direction" | "propagated+direct+ulm";
 
 /** The settings of model v2, chosen by leave-one-case-out cross-validation (validation/cross-validation.ts). */
 export interface V2Settings {
@@ -56,6 +59,8 @@ export const V2_EXTRA_COLUMNS = [
   "n_direct_target_degs",
   "activation_z",
   "pvalue_direction",
+  "ulm_t",
+  "pvalue_ulm",
   "proxy_of",
   "evidence",
   "combine",
@@ -125,6 +130,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
   const view = universeView(model, input);
   const direct = directEvidence(model, view, logFactorials(view.genes.length));
   const proxyOf = singleEdgeProxies(model);
+  const ulm = ulmActivity(model, input.log2fc ?? new Map<string, number | null>(), 5, true);
 
   const bySource: TargetScoreRow[] = new Array<TargetScoreRow>(nS);
   for (const r of v1.rows) bySource[model.sourceIndex(symbolOf(r.id))] = r;
@@ -135,6 +141,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       ps.push(direct.pOverlap[s]!);
     if (settings.evidence === "propagated+direct+direction" && Number.isFinite(direct.pDirection[s]!))
       ps.push(direct.pDirection[s]!);
+    if (settings.evidence === "propagated+direct+ulm" && Number.isFinite(ulm.p[s]!)) ps.push(ulm.p[s]!);
     own[s] = combine(settings.combine, ps);
   }
   // A proxy's evidence is its hub's: it may not rank above it.
@@ -168,6 +175,8 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       n_direct_target_degs: direct.nTargetDegs[s]!,
       activation_z: Number.isFinite(direct.activationZ[s]!) ? direct.activationZ[s]! : null,
       pvalue_direction: Number.isFinite(direct.pDirection[s]!) ? direct.pDirection[s]! : null,
+      ulm_t: Number.isFinite(ulm.t[s]!) ? ulm.t[s]! : null,
+      pvalue_ulm: Number.isFinite(ulm.p[s]!) ? ulm.p[s]! : null,
       proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
       evidence: settings.evidence,
       combine: settings.combine,

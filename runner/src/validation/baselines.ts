@@ -6,6 +6,7 @@
 import type { Model } from "../model/index.ts";
 import { Xoshiro128ss, seedFrom } from "../scoring/prng.ts";
 import { hypergeomScore, logFactorials } from "../scoring/hypergeometric.ts";
+import { ulmActivity } from "../scoring/ulm.ts";
 
 /** A score per source (row order of the bundle); higher is better. */
 export type BaselineScores = Float64Array;
@@ -80,58 +81,11 @@ export function midRankPercentages(scores: BaselineScores): Float64Array {
 }
 
 /**
- * decoupler's univariate linear model (ULM) TF activity: for each source with at least
- * `minTargets` signed direct targets among the measured genes, the t-value of the slope of a
- * linear regression (with intercept) of the DE statistic of every measured gene on the signed
- * regulon weight (edge sign × confidence, 0 for non-targets). Scored as |t| (a driver may be
- * activated or repressed); sources without enough targets score −∞ (ranked last, tied).
+ * decoupler's univariate linear model (ULM) TF activity (scoring/ulm.ts) on the DE statistic,
+ * scored as |t| (a driver may be activated or repressed); sources with fewer than `minTargets`
+ * signed direct targets measured score −∞ (ranked last, tied).
  */
 export function ulmScores(model: Model, stat: ReadonlyMap<string, number>, minTargets = 5): BaselineScores {
-  const ys: number[] = [];
-  const posOfRna = new Int32Array(model.nRna).fill(-1);
-  for (const [g, y] of stat) {
-    if (!Number.isFinite(y)) continue;
-    const j = model.rnaIndex(g);
-    if (j >= 0) posOfRna[j] = ys.length;
-    ys.push(y);
-  }
-  const n = ys.length;
-  let sy = 0;
-  let syy = 0;
-  for (const y of ys) {
-    sy += y;
-    syy += y * y;
-  }
-  const { indptr, indices, data } = model.graph.p;
-  const { isRna, layerIndex, sign } = model.graph;
-  return Float64Array.from(model.sourceSymbols, (symbol) => {
-    const u = model.nodeIndex(symbol, "PROTEIN");
-    let maxW = 0;
-    for (let e = indptr[u]!; e < indptr[u + 1]!; e++)
-      if (isRna[indices[e]!] === 1) maxW = Math.max(maxW, data[e]!);
-    let m = 0;
-    let sx = 0;
-    let sxx = 0;
-    let sxy = 0;
-    for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
-      const v = indices[e]!;
-      if (isRna[v] !== 1 || sign[e] === 0) continue;
-      const pos = posOfRna[layerIndex[v]!]!;
-      if (pos < 0) continue;
-      const x = (sign[e]! * data[e]!) / maxW;
-      m++;
-      sx += x;
-      sxx += x * x;
-      sxy += x * ys[pos]!;
-    }
-    if (m < minTargets || n < 3) return -Infinity;
-    const Sxx = sxx - (sx * sx) / n;
-    const Sxy = sxy - (sx * sy) / n;
-    const Syy = syy - (sy * sy) / n;
-    if (Sxx <= 0) return -Infinity;
-    const b = Sxy / Sxx;
-    const sse = Math.max(0, Syy - b * Sxy);
-    const se = Math.sqrt(sse / (n - 2) / Sxx);
-    return se > 0 ? Math.abs(b / se) : -Infinity;
-  });
+  const { t } = ulmActivity(model, stat, minTargets);
+  return Float64Array.from(t, (v) => (Number.isFinite(v) ? Math.abs(v) : -Infinity));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { midRankPercentages, ulmScores } from "./baselines.ts";
-import { randomGeneSets } from "./calibration.ts";
+import { permutedFoldChanges, randomGeneSets } from "./calibration.ts";
 import { leaveOneCaseOut } from "./cross-validation.ts";
 
 /** Ordinary least squares t-value of the slope, written out directly. */
@@ -76,5 +76,25 @@ describe("random gene-set nulls", async () => {
     expect(randomGeneSets(model, c, 2, 50)).toEqual(sets);
     // Every pair of the three genes turns up: the draw is not stuck.
     expect(new Set(sets.map((s) => [...s].sort().join(","))).size).toBe(3);
+  });
+});
+
+describe("fold-change nulls", () => {
+  const c = {
+    id: "toy",
+    expected: "A",
+    accepted: ["A"],
+    degs: ["x"],
+    universe: ["x", "y", "z"],
+    logFC: new Map(Array.from({ length: 40 }, (_, i) => [`g${i}`, i] as [string, number])),
+  };
+  it("shuffle the fold changes over the same genes, reproducibly per seed", () => {
+    const a = permutedFoldChanges(c, "s1");
+    expect([...a.keys()].sort()).toEqual([...c.logFC.keys()].sort());
+    expect([...a.values()].sort((x, y) => x - y)).toEqual([...c.logFC.values()]);
+    expect(permutedFoldChanges(c, "s1")).toEqual(a);
+    const b = permutedFoldChanges(c, "s2");
+    expect([...b.entries()]).not.toEqual([...a.entries()]);
+    expect([...a.entries()].filter(([g, v]) => c.logFC.get(g) === v).length).toBeLessThan(10);
   });
 });

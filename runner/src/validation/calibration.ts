@@ -55,13 +55,33 @@ export function caseInput(model: Model, c: KnownAnswerCase, degs: string[]): Sco
   };
 }
 
-/** Summarizes the p- and q-values of every model version over several null DEG lists of a case. */
+/**
+ * The case's fold changes shuffled over its genes (seeded): the null for evidence read from the
+ * fold changes of every measured gene (v2's ULM), to go with a random DEG list.
+ */
+export function permutedFoldChanges(c: KnownAnswerCase, seedSource: string): Map<string, number> {
+  const genes = [...c.logFC.keys()].sort();
+  const values = genes.map((g) => c.logFC.get(g)!);
+  const rng = new Xoshiro128ss(seedFrom(seedSource).seed);
+  for (let i = values.length - 1; i > 0; i--) {
+    const j = rng.nextUint32() % (i + 1);
+    [values[i], values[j]] = [values[j]!, values[i]!];
+  }
+  return new Map(genes.map((g, i) => [g, values[i]!]));
+}
+
+/**
+ * Summarizes the p- and q-values of every model version over several null DEG lists of a case.
+ * `permuteFoldChanges`: with a random DEG list, the real fold changes are not null for evidence
+ * that reads every measured gene's fold change, so each null list gets its own shuffle of them.
+ */
 export function nullSummaries(
   model: Model,
   v2: { model: Model; settings: V2Settings },
   c: KnownAnswerCase,
   source: string,
   nullDegLists: string[][],
+  permuteFoldChanges = false,
 ): NullSummary[] {
   const acc = {
     v1: { fracs: [] as number[], inputs: 0, cands: 0, bh: 0 },
@@ -81,10 +101,12 @@ export function nullSummaries(
     )
       acc[v].bh++;
   };
-  for (const degs of nullDegLists) {
+  nullDegLists.forEach((degs, i) => {
     tally("v1", scoreTargets(caseInput(model, c, degs)));
-    tally("v2", scoreTargetsV2({ ...caseInput(v2.model, c, degs), settings: v2.settings }));
-  }
+    const input = caseInput(v2.model, c, degs);
+    if (permuteFoldChanges) input.log2fc = permutedFoldChanges(c, `calibration/${c.id}/fc/${i}`);
+    tally("v2", scoreTargetsV2({ ...input, settings: v2.settings }));
+  });
   return (["v1", "v2"] as const).map((version) => ({
     source,
     version,
