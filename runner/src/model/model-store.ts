@@ -18,6 +18,7 @@ import { parseNetwork, type Network } from "./network.ts";
 import {
   V1_WALK,
   buildTransitionGraph,
+  nodeLayers,
   walkMatrices,
   type TransitionGraph,
   type WalkParams,
@@ -163,27 +164,16 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
       JSON.stringify({ resource: graph.resource, evidence: graph.evidence }),
     ),
   };
-  const manifest: ModelManifest = {
+  const manifest = await manifestOf({
     version: options.version,
-    bundle_format: BUNDLE_FORMAT,
     network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
     hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
-    alpha: walk.alpha,
-    rho: walk.rho,
-    hub_exponent: walk.hubExponent,
-    weight_rule: network.weightRule,
-    scoring: options.scoring ?? "v1",
-    iterations,
-    tolerance: TOLERANCE,
-    zero_below: ZERO_BELOW,
-    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
-    counts: countsOf(network, graph, result.sourceProteins.length),
     files: Object.fromEntries(
       Object.entries(files).map(([name, buf]) => [name, { sha256: sha256(buf), bytes: buf.length }]),
     ),
-    created_at: new Date().toISOString(),
-    runner_version: await readVersionFromPackageJson(),
-  };
+    scoring: options.scoring,
+    bundle: { walk, network, graph, result, iterations },
+  });
   const prefix = prefixOf(options.version);
   for (const [name, buf] of Object.entries(files)) await options.store.put(prefix + name, buf);
   // The manifest goes last: its presence marks a complete version.
@@ -193,6 +183,42 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
     "application/json",
   );
   return manifest;
+}
+
+/**
+ * The manifest of a computed bundle: what an imported version stores and an in-memory model
+ * carries (files and checksums only for the former).
+ */
+async function manifestOf(m: {
+  version: string;
+  network: ModelManifest["network"];
+  hgnc: ModelManifest["hgnc"];
+  files: ModelManifest["files"];
+  scoring: ModelManifest["scoring"] | undefined;
+  bundle: Pick<Awaited<ReturnType<typeof computeBundle>>, "network" | "graph" | "result" | "iterations"> & {
+    walk: WalkParams;
+  };
+}): Promise<ModelManifest> {
+  const { walk, network, graph, result, iterations } = m.bundle;
+  return {
+    version: m.version,
+    bundle_format: BUNDLE_FORMAT,
+    network: m.network,
+    hgnc: m.hgnc,
+    alpha: walk.alpha,
+    rho: walk.rho,
+    hub_exponent: walk.hubExponent,
+    weight_rule: network.weightRule,
+    scoring: m.scoring ?? "v1",
+    iterations,
+    tolerance: TOLERANCE,
+    zero_below: ZERO_BELOW,
+    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
+    counts: countsOf(network, graph, result.sourceProteins.length),
+    files: m.files,
+    created_at: new Date().toISOString(),
+    runner_version: await readVersionFromPackageJson(),
+  };
 }
 
 /** Parses, validates and computes the influence bundle of a network (no storage). */
@@ -237,25 +263,14 @@ export async function buildModel(options: BuildModelOptions): Promise<Model> {
     walk,
     options,
   );
-  const manifest: ModelManifest = {
+  const manifest = await manifestOf({
     version: options.version ?? "in-memory",
-    bundle_format: BUNDLE_FORMAT,
     network: { file: "in-memory", sha256: sha256(Buffer.from(options.network)) },
     hgnc: {},
-    alpha: walk.alpha,
-    rho: walk.rho,
-    hub_exponent: walk.hubExponent,
-    weight_rule: network.weightRule,
-    scoring: options.scoring ?? "v1",
-    iterations,
-    tolerance: TOLERANCE,
-    zero_below: ZERO_BELOW,
-    default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
-    counts: countsOf(network, graph, result.sourceProteins.length),
     files: {},
-    created_at: new Date().toISOString(),
-    runner_version: await readVersionFromPackageJson(),
-  };
+    scoring: options.scoring,
+    bundle: { walk, network, graph, result, iterations },
+  });
   return new Model({
     manifest,
     symbols: options.symbols,
@@ -341,16 +356,7 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
   };
   const nodeIds = ids.node_ids;
   const n = nodeIds.length;
-  const isRna = new Uint8Array(n);
-  const layerIndex = new Int32Array(n);
-  const proteins: number[] = [];
-  const rnas: number[] = [];
-  nodeIds.forEach((id, i) => {
-    const rna = id.endsWith("|RNA");
-    isRna[i] = rna ? 1 : 0;
-    layerIndex[i] = rna ? rnas.length : proteins.length;
-    (rna ? rnas : proteins).push(i);
-  });
+  const { isRna, layerIndex, proteins, rnas } = nodeLayers(nodeIds);
   const graph: TransitionGraph = {
     nodeIds,
     isRna,

@@ -52,12 +52,17 @@ export interface TransitionGraph {
   evidence: string[];
 }
 
-/** Builds P (§6.3) from a parsed network; hub penalty `w·indeg(v)^(−h)` applied when h ≠ 0. */
-export function buildTransitionGraph(network: Network, params: WalkParams): TransitionGraph {
-  const { nodeIds, edges } = network;
+/**
+ * Which nodes are RNA (the `|RNA` layer) and each node's index within its layer, in node order:
+ * the same for a graph built from a network and one read back from a bundle.
+ */
+export function nodeLayers(nodeIds: readonly string[]): {
+  isRna: Uint8Array;
+  layerIndex: Int32Array;
+  proteins: number[];
+  rnas: number[];
+} {
   const n = nodeIds.length;
-  const index = new Map<string, number>();
-  nodeIds.forEach((id, i) => index.set(id, i));
   const isRna = new Uint8Array(n);
   const layerIndex = new Int32Array(n);
   const proteins: number[] = [];
@@ -68,6 +73,16 @@ export function buildTransitionGraph(network: Network, params: WalkParams): Tran
     layerIndex[i] = rna ? rnas.length : proteins.length;
     (rna ? rnas : proteins).push(i);
   });
+  return { isRna, layerIndex, proteins, rnas };
+}
+
+/** Builds P (§6.3) from a parsed network; hub penalty `w·indeg(v)^(−h)` applied when h ≠ 0. */
+export function buildTransitionGraph(network: Network, params: WalkParams): TransitionGraph {
+  const { nodeIds, edges } = network;
+  const n = nodeIds.length;
+  const index = new Map<string, number>();
+  nodeIds.forEach((id, i) => index.set(id, i));
+  const { isRna, layerIndex, proteins, rnas } = nodeLayers(nodeIds);
 
   const indeg = new Float64Array(n);
   for (const e of edges) indeg[index.get(e.target)!]! += 1;

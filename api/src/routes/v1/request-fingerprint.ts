@@ -14,9 +14,9 @@ function lengthPrefixed(hash: Hash, text: string): void {
   hash.update(bytes);
 }
 
-/** Fingerprint of a multipart request, fed part by part while the body is read. */
-export class MultipartFingerprint {
-  private readonly hash: Hash;
+/** A request's fingerprint: method and path first, then what a subclass feeds from the body. */
+abstract class Fingerprint {
+  protected readonly hash: Hash;
   private digest: string | null = null;
 
   constructor(method: string, path: string) {
@@ -30,6 +30,15 @@ export class MultipartFingerprint {
     return this.digest !== null;
   }
 
+  /** The fingerprint; a request without a body hashes as an empty one. */
+  finish(): string {
+    this.digest ??= this.hash.digest("hex");
+    return this.digest;
+  }
+}
+
+/** Fingerprint of a multipart request, fed part by part while the body is read. */
+export class MultipartFingerprint extends Fingerprint {
   field(name: string, value: string): void {
     this.hash.update("f");
     lengthPrefixed(this.hash, name);
@@ -53,24 +62,10 @@ export class MultipartFingerprint {
       },
     });
   }
-
-  finish(): string {
-    this.digest ??= this.hash.digest("hex");
-    return this.digest;
-  }
 }
 
 /** Fingerprint of a request whose body is hashed as bytes (JSON), fed by the stream of `tap()`. */
-export class BodyFingerprint {
-  private readonly hash: Hash;
-  private digest: string | null = null;
-
-  constructor(method: string, path: string) {
-    this.hash = createHash("sha256");
-    lengthPrefixed(this.hash, method.toUpperCase());
-    lengthPrefixed(this.hash, path);
-  }
-
+export class BodyFingerprint extends Fingerprint {
   /** A pass-through stream for the raw body (a preParsing hook's replacement payload). */
   tap(): Transform {
     const hash = this.hash;
@@ -80,12 +75,6 @@ export class BodyFingerprint {
         done(null, chunk);
       },
     });
-  }
-
-  /** The fingerprint; a request without a body hashes as an empty one. */
-  finish(): string {
-    this.digest ??= this.hash.digest("hex");
-    return this.digest;
   }
 }
 
