@@ -187,6 +187,7 @@ describe("waiting", () => {
     const seen: Progress[] = [];
     const waits: number[] = [];
     const final = await waitForPrediction(sdk, id, {
+      stream: false,
       onProgress: (p) => seen.push(p),
       maxIntervalMs: 60_000,
       sleep: async (ms) => {
@@ -216,6 +217,42 @@ describe("waiting", () => {
     // back to the steady rate when progress moves.
     expect(waits).toEqual([15_000, 22_500, 33_750, 15_000, 22_500, 33_750, 50_625, 60_000]);
     expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+});
+
+describe("waiting on the event stream", () => {
+  it("follows the prediction's events with one request, then reads the record once", async () => {
+    freshWindow();
+    const { sdk, sent } = client({ requestsPerMinute: EDGE });
+    const id = await submit(t, key);
+    const seen: Progress[] = [];
+    const waiting = waitForPrediction(sdk, id, {
+      onProgress: (p) => {
+        seen.push(p);
+        // Each change the client sees lets the runner take its next step.
+        if (seen.length === 1)
+          void t.callback({
+            job_id: id,
+            kind: "prediction",
+            attempt: "local-1",
+            seq: 0,
+            status: "processing",
+            processing_step: "model_loaded",
+            progress_pct: 45,
+          });
+        if (seen.length === 2) void completeJob(t, "prediction", id, validationArtifacts());
+      },
+    });
+    const final = await waiting;
+    expect(final.status).toBe("completed");
+    expect(final.results?.length).toBeGreaterThan(0);
+    expect(seen.map((p) => `${p.status}:${p.processing_step ?? "-"}:${p.progress_pct ?? "-"}`)).toEqual([
+      "pending:-:-",
+      "processing:model_loaded:45",
+      "completed:results_uploaded:100",
+    ]);
+    const reads = sent.filter((r) => r.includes(`/v1/predictions/${id}`));
+    expect(reads).toEqual([`GET ${base}/v1/predictions/${id}/events`, `GET ${base}/v1/predictions/${id}`]);
   });
 });
 

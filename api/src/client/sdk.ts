@@ -6,7 +6,7 @@
  * after Retry-After or a jittered backoff; a POST is never retried, because a repeat creates a
  * second job. Every request also passes a budget that keeps the client under the edge limit.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
 import {
   CausalAnalysisListResponse,
@@ -211,6 +211,19 @@ export class CausewayClient {
     });
   }
 
+  /**
+   * The prediction's Server-Sent Events (GET /v1/predictions/{id}/events): its current state,
+   * every change, then the terminal event. One request against the limits however long it runs.
+   */
+  async *predictionEvents(id: string, signal?: AbortSignal): AsyncGenerator<PredictionEvent> {
+    const res = await this.send("GET", this.url(`/v1/predictions/${enc(id)}/events`, {}), {
+      headers: { "x-api-key": this.apiKey, accept: "text/event-stream" },
+      signal,
+    });
+    if (!res.body) return;
+    yield* parseEventStream(res.body);
+  }
+
   // ── transport ───────────────────────────────────────────────────────────────────────────
 
   private async bytes(path: string, query: Query): Promise<Uint8Array> {
@@ -242,13 +255,18 @@ export class CausewayClient {
   private async send(
     method: "GET" | "POST",
     url: string,
-    init: { headers: Record<string, string>; body?: FormData | string },
+    init: { headers: Record<string, string>; body?: FormData | string; signal?: AbortSignal },
   ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       await this.budget.take();
       let res: Response;
       try {
-        res = await this.fetchFn(url, { method, headers: init.headers, body: init.body });
+        res = await this.fetchFn(url, {
+          method,
+          headers: init.headers,
+          body: init.body,
+          signal: init.signal,
+        });
       } catch (err) {
         const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
         throw new CausewayError("network_error", `cannot reach ${new URL(url).origin}${cause}`, 0);
@@ -271,6 +289,55 @@ export class CausewayClient {
 }
 
 const enc = encodeURIComponent;
+
+/** One event of a prediction's stream: `status`, or the terminal `completed` / `failed`. */
+export interface PredictionEvent {
+  event: string;
+  id: string | null;
+  data: {
+    status: string;
+    processing_step?: string | null;
+    progress_pct?: number | null;
+    error_code?: string | null;
+    error_message?: string | null;
+  };
+}
+
+/** Reads text/event-stream frames (blank-line separated; comment lines are heartbeats). */
+async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<PredictionEvent> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, "\n");
+    for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message";
+      let id: string | null = null;
+      const data: string[] = [];
+      for (const line of frame.split("\n")) {
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon === -1 ? line : line.slice(0, colon);
+        const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "event") event = value;
+        else if (field === "id") id = value;
+        else if (field === "data") data.push(value);
+      }
+      if (data.length === 0) continue;
+      const parsed = PredictionEventData.safeParse(JSON.parse(data.join("\n")));
+      if (parsed.success) yield { event, id, data: parsed.data };
+    }
+  }
+}
+
+const PredictionEventData = z.object({
+  status: z.string(),
+  processing_step: z.string().nullable().optional(),
+  progress_pct: z.number().nullable().optional(),
+  error_code: z.string().nullable().optional(),
+  error_message: z.string().nullable().optional(),
+});
 
 function withoutFiles<T extends object>(o: T): Omit<T, (typeof FILE_FIELDS)[number]> {
   const copy: Record<string, unknown> = { ...(o as Record<string, unknown>) };

@@ -1,5 +1,7 @@
 /**
- * Waiting for a job to finish by polling its status. The interval starts at the budget's
+ * Waiting for a job to finish. A prediction is followed through its event stream (one request
+ * however long the job runs), then its full record is read once; when the stream is not there
+ * (an older server) or breaks, the wait goes on by polling. The polling interval starts at the budget's
  * steady rate (2 s for 30 requests a minute), grows by half while nothing changes up to a
  * ceiling, and drops back when progress moves; the client's request budget keeps the total
  * under the edge limit whatever else the process sends, and rate_limited / edge answers are
@@ -23,17 +25,23 @@ export interface WaitOptions {
   maxIntervalMs?: number;
   /** Give up after this long (default: never). */
   timeoutMs?: number;
+  /** Follow a prediction's event stream (default true); false polls from the start. */
+  stream?: boolean;
   sleep?: Sleep;
   now?: () => number;
 }
 
 const TERMINAL = new Set(["completed", "failed"]);
 
-export function waitForPrediction(
+export async function waitForPrediction(
   client: CausewayClient,
   id: string,
   options: WaitOptions = {},
 ): Promise<PredictionStatus> {
+  if (options.stream !== false && (await followEvents(client, id, options))) {
+    // The events carry progress only; the record with its results is read once, at the end.
+    return client.getPrediction(id);
+  }
   // Results are only attached once the job is completed, so polling the full record is cheap
   // until the last answer, which is the record the caller wants.
   return poll(
@@ -63,6 +71,46 @@ export function waitForCausalAnalysis(
       progress_pct: s.status === "completed" ? 100 : null,
     }),
   );
+}
+
+/**
+ * Reports the stream's changes until the terminal event: true when it came. False when the
+ * stream ended early or could not be opened for a reason polling may not share (a network
+ * break, an older server without the route); errors that polling would meet too are thrown.
+ */
+async function followEvents(client: CausewayClient, id: string, options: WaitOptions): Promise<boolean> {
+  const abort = new AbortController();
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => abort.abort(), options.timeoutMs);
+  let last = "";
+  try {
+    for await (const { data } of client.predictionEvents(id, abort.signal)) {
+      const progress: Progress = {
+        status: data.status,
+        processing_step: data.processing_step ?? null,
+        progress_pct: data.progress_pct ?? null,
+      };
+      const key = JSON.stringify(progress);
+      if (key !== last) options.onProgress?.(progress);
+      last = key;
+      if (TERMINAL.has(progress.status)) return true;
+    }
+    return false;
+  } catch (err) {
+    if (abort.signal.aborted)
+      throw new CausewayError("wait_timeout", "the job had not finished when the wait timed out", 0);
+    if (
+      err instanceof CausewayError &&
+      err.code !== "network_error" &&
+      err.status !== 404 &&
+      err.status !== 405
+    )
+      throw err;
+    return false;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
 }
 
 async function poll<T>(
