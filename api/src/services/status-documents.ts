@@ -20,6 +20,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { ARTIFACTS } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
+import { StorageUnavailable } from "./artifacts.ts";
 import type { Account, Tier } from "../db/accounts.ts";
 import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
@@ -197,17 +198,20 @@ export class StatusDocuments {
       const doc = parseStored(raw);
       if (doc && doc.tier === tier && doc.head === head) return doc;
     } catch (err) {
-      if (!(err instanceof ObjectNotFound)) throw err;
+      if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
     }
     const rendered = await this.render(p, tier);
     if (!rendered) return null;
     const doc: Loaded = { tier, head, etag: rendered.etag, body: rendered.body };
     const meta = JSON.stringify({ format: 1, tier, head, etag: rendered.etag });
-    await this.deps.store.put(
-      key,
-      Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
-      "application/json",
-    );
+    // Storing is an optimisation: the rendered body is served even when the store refuses it.
+    await this.deps.store
+      .put(
+        key,
+        Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
+        "application/json",
+      )
+      .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"));
     return doc;
   }
 
@@ -226,8 +230,8 @@ export class StatusDocuments {
       try {
         objects[key] = await this.deps.store.get(key);
       } catch (err) {
-        // A missing artifact renders as today (a null section); other faults are not stored.
-        if (!(err instanceof ObjectNotFound)) throw err;
+        // A missing artifact renders as today (a null section); a store that does not answer is a 503.
+        if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
     const res = await this.call({ row: p, tier, objects });
