@@ -34,6 +34,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /v1/predictions/{prediction_id}/causal-paths": "getCausalPaths",
   "GET /v1/predictions/{prediction_id}/intermediary-proteins": "getIntermediaryProteins",
   "GET /v1/predictions/{prediction_id}/causal-graph": "getCausalGraph",
+  "GET /v1/predictions/{prediction_id}/events": "streamPredictionEvents",
   "POST /v1/causal-analysis": "createCausalAnalysis",
   "GET /v1/causal-analysis": "listCausalAnalyses",
   "GET /v1/causal-analysis/{causal_analysis_id}": "getCausalAnalysis",
