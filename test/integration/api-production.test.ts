@@ -25,6 +25,7 @@ import { signCallback, deriveCallbackKey, type RunnerCallback } from "@causeway/
 import { S3ObjectStore } from "@causeway/runner/storage";
 import { uniquePrefix } from "../harness/isolation.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
+import { productionEnv } from "../builders/production-env.ts";
 import type { FastifyInstance } from "fastify";
 
 const db = useIsolatedDatabase("api_production");
@@ -32,22 +33,7 @@ const log = pino({ level: "silent" });
 const SECRET = "integration-secret-integration-secret-01";
 
 function productionConfig(extra: Record<string, string> = {}): Config {
-  const s3 = inject("s3");
-  return loadConfig({
-    DATABASE_URL: db.url,
-    REDIS_URL: inject("redisUrl"),
-    CAUSEWAY_STORAGE: "s3",
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ENDPOINT: s3.endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-    AWS_ACCESS_KEY_ID: s3.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    CAUSEWAY_CALLBACK_SECRET: SECRET,
-    CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
-    LOG_LEVEL: "silent",
-    ...extra,
-  });
+  return loadConfig({ ...productionEnv({ databaseUrl: db.url, callbackSecret: SECRET }), ...extra });
 }
 
 interface Instance {

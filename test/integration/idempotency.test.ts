@@ -4,7 +4,7 @@
  */
 import pino from "pino";
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../api/src/app.ts";
 import { loadConfig, type Config } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
@@ -15,27 +15,16 @@ import { migrate } from "../../api/src/db/migrate.ts";
 import { registerModel } from "../../api/src/db/models.ts";
 import { FakeRunner, RecordingDispatcher, splitForm } from "../../api/src/testing/helper.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
+import { productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_idempotency");
 const log = pino({ level: "silent" });
 
 function productionConfig(): Config {
-  const s3 = inject("s3");
   return loadConfig({
-    DATABASE_URL: db.url,
-    REDIS_URL: inject("redisUrl"),
-    CAUSEWAY_STORAGE: "s3",
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ENDPOINT: s3.endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-    AWS_ACCESS_KEY_ID: s3.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    CAUSEWAY_CALLBACK_SECRET: "integration-secret-integration-secret-02",
-    CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
+    ...productionEnv({ databaseUrl: db.url, callbackSecret: "integration-secret-integration-secret-02" }),
     CAUSEWAY_INFLIGHT_LIMIT: "100",
     CAUSEWAY_RATE_LIMIT: "1000",
-    LOG_LEVEL: "silent",
   });
 }
 

@@ -4,7 +4,7 @@
  */
 import pino from "pino";
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveCallbackKey, signCallback, type RunnerCallback } from "@causeway/contract";
 import { buildApp } from "../../api/src/app.ts";
 import { loadConfig, type Config } from "../../api/src/config.ts";
@@ -23,27 +23,14 @@ import {
 } from "../../api/src/testing/helper.ts";
 import { openSse, type SseFrame } from "../../api/src/testing/sse.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
+import { productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_events");
 const log = pino({ level: "silent" });
 const SECRET = "integration-secret-integration-secret-03";
 
 function productionConfig(): Config {
-  const s3 = inject("s3");
-  return loadConfig({
-    DATABASE_URL: db.url,
-    REDIS_URL: inject("redisUrl"),
-    CAUSEWAY_STORAGE: "s3",
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ENDPOINT: s3.endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-    AWS_ACCESS_KEY_ID: s3.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    CAUSEWAY_CALLBACK_SECRET: SECRET,
-    CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
-    LOG_LEVEL: "silent",
-  });
+  return loadConfig(productionEnv({ databaseUrl: db.url, callbackSecret: SECRET }));
 }
 
 interface Replica {

@@ -8,7 +8,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../api/src/app.ts";
 import { loadConfig, type Config } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
@@ -23,28 +23,18 @@ import { WebhookDeliverer } from "../../api/src/webhooks/deliverer.ts";
 import { deliveryOf } from "../../api/src/webhooks/outbox.ts";
 import { WebhookSecretBox, rotateWebhookSecret } from "../../api/src/webhooks/secrets.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
+import { productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_webhooks");
 const log = pino({ level: process.env.TEST_LOG ?? "silent" });
 const SECRET = "integration-secret-integration-secret-04";
 
 function config(extra: Record<string, string> = {}): Config {
-  const s3 = inject("s3");
   return loadConfig({
-    DATABASE_URL: db.url,
-    CAUSEWAY_STORAGE: "s3",
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ENDPOINT: s3.endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-    AWS_ACCESS_KEY_ID: s3.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    CAUSEWAY_CALLBACK_SECRET: SECRET,
-    CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
+    ...productionEnv({ databaseUrl: db.url, callbackSecret: SECRET, redis: false }),
     CAUSEWAY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
     CAUSEWAY_WEBHOOK_BACKOFF_MS: "100",
     CAUSEWAY_WEBHOOK_POLL_MS: "50",
-    LOG_LEVEL: "silent",
     ...extra,
   });
 }
