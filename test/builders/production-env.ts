@@ -4,6 +4,9 @@
  * their own settings on top.
  */
 import { inject } from "vitest";
+import { Database } from "../../api/src/db/database.ts";
+import { migrate } from "../../api/src/db/migrate.ts";
+import { registerModel } from "../../api/src/db/models.ts";
 
 export function productionEnv(options: {
   databaseUrl: string;
@@ -25,4 +28,15 @@ export function productionEnv(options: {
     CAUSEWAY_EDGE_LIMIT_ENABLED: "false",
     LOG_LEVEL: "silent",
   };
+}
+
+/** Migrates the isolated database and registers a default model version `v1` (its manifest a stub). */
+export async function prepareProductionDatabase(databaseUrl: string): Promise<void> {
+  const admin = new Database({ connectionString: databaseUrl });
+  try {
+    await migrate(admin);
+    await registerModel(admin, "v1", { version: "v1" }, true);
+  } finally {
+    await admin.close();
+  }
 }

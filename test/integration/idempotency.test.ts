@@ -10,12 +10,9 @@ import { loadConfig, type Config } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
 import { closeContext, createContext } from "../../api/src/create-context.ts";
 import { createAccount, getQuota } from "../../api/src/db/accounts.ts";
-import { Database } from "../../api/src/db/database.ts";
-import { migrate } from "../../api/src/db/migrate.ts";
-import { registerModel } from "../../api/src/db/models.ts";
 import { FakeRunner, RecordingDispatcher, splitForm } from "../../api/src/testing/helper.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
-import { productionEnv } from "../builders/production-env.ts";
+import { prepareProductionDatabase, productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_idempotency");
 const log = pino({ level: "silent" });
@@ -37,10 +34,7 @@ interface Instance {
 const replicas: Instance[] = [];
 
 beforeAll(async () => {
-  const admin = new Database({ connectionString: db.url });
-  await migrate(admin);
-  await registerModel(admin, "v1", { version: "v1" }, true);
-  await admin.close();
+  await prepareProductionDatabase(db.url);
   for (let i = 0; i < 2; i++) {
     const dispatcher = new RecordingDispatcher();
     const ctx = await createContext(productionConfig(), log, { dispatcher, runner: new FakeRunner() });

@@ -11,9 +11,6 @@ import { loadConfig, type Config } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
 import { closeContext, createContext } from "../../api/src/create-context.ts";
 import { createAccount } from "../../api/src/db/accounts.ts";
-import { Database } from "../../api/src/db/database.ts";
-import { migrate } from "../../api/src/db/migrate.ts";
-import { registerModel } from "../../api/src/db/models.ts";
 import { JobEvents } from "../../api/src/events/job-events.ts";
 import {
   FakeRunner,
@@ -23,7 +20,7 @@ import {
 } from "../../api/src/testing/helper.ts";
 import { openSse, type SseFrame } from "../../api/src/testing/sse.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
-import { productionEnv } from "../builders/production-env.ts";
+import { prepareProductionDatabase, productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_events");
 const log = pino({ level: "silent" });
@@ -42,10 +39,7 @@ interface Replica {
 const replicas: Replica[] = [];
 
 beforeAll(async () => {
-  const admin = new Database({ connectionString: db.url });
-  await migrate(admin);
-  await registerModel(admin, "v1", { version: "v1" }, true);
-  await admin.close();
+  await prepareProductionDatabase(db.url);
   for (let i = 0; i < 2; i++) {
     const config = productionConfig();
     const events = new JobEvents({ redisUrl: config.redisUrl, heartbeatMs: 200, log });

@@ -14,16 +14,13 @@ import { loadConfig, type Config } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
 import { closeContext, createContext } from "../../api/src/create-context.ts";
 import { createAccount } from "../../api/src/db/accounts.ts";
-import { Database } from "../../api/src/db/database.ts";
-import { migrate } from "../../api/src/db/migrate.ts";
-import { registerModel } from "../../api/src/db/models.ts";
 import { MemoryLimitStore } from "../../api/src/limits/memory-store.ts";
 import { FakeRunner, RecordingDispatcher, splitForm } from "../../api/src/testing/helper.ts";
 import { WebhookDeliverer } from "../../api/src/webhooks/deliverer.ts";
 import { deliveryOf } from "../../api/src/webhooks/outbox.ts";
 import { WebhookSecretBox, rotateWebhookSecret } from "../../api/src/webhooks/secrets.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
-import { productionEnv } from "../builders/production-env.ts";
+import { prepareProductionDatabase, productionEnv } from "../builders/production-env.ts";
 
 const db = useIsolatedDatabase("api_webhooks");
 const log = pino({ level: process.env.TEST_LOG ?? "silent" });
@@ -77,10 +74,7 @@ async function instance(extra: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  const admin = new Database({ connectionString: db.url });
-  await migrate(admin);
-  await registerModel(admin, "v1", { version: "v1" }, true);
-  await admin.close();
+  await prepareProductionDatabase(db.url);
 });
 
 afterAll(async () => {
