@@ -69,6 +69,7 @@ export async function createContext(
     config,
     db,
     limits,
+    store,
     now,
     log,
     dispatcher: () => dispatcher!,

@@ -10,6 +10,7 @@ import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
 import { ensureConfiguredModels } from "./services/models.ts";
+import type { ResumableJob } from "./services/jobs.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
@@ -25,9 +26,10 @@ try {
 const tracing = initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
+let resumable: ResumableJob[];
 try {
   await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
-  await ctx.jobs.recover(config.dispatch.kind === "local");
+  resumable = await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");
   await closeContext(ctx);
@@ -64,3 +66,5 @@ logger.info(
   },
   `causeway API listening on ${where}`,
 );
+// After listen: the resumed runners report through the callback route.
+await ctx.jobs.resume(resumable);

@@ -123,6 +123,18 @@ export type JobSpec = z.infer<typeof JobSpec>;
 export type JobKind = JobSpec["kind"];
 
 /**
+ * The stored objects a job reads: a job whose objects are all still there can run again (the
+ * embedded executor re-dispatches such jobs after a restart).
+ */
+export function jobInputKeys(spec: JobSpec): string[] {
+  if (spec.kind === "causal_analysis") return Object.values(spec.prediction_artifacts);
+  const inputs = spec.inputs;
+  return inputs.shape === "merged"
+    ? [inputs.dataset_key]
+    : [inputs.control_key, inputs.perturbed_key, inputs.degs_key];
+}
+
+/**
  * Environment of a runner process, whoever starts it (Kubernetes Job, local executor):
  * the job spec as JSON, where to report, and the per-job callback key.
  */

@@ -90,13 +90,14 @@ async function file(path: string): Promise<Blob> {
   return new Blob([await readFile(path)]);
 }
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "causeway-embedded-"));
+/** Starts the server on the data directory (again, after a crash: same database and objects). */
+async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
+  serverLog = "";
   server = spawn(NODE, ["api/src/main.ts"], {
     cwd: REPO_ROOT,
-    env: { ...env(), PORT: String(port), HOST: "127.0.0.1" },
+    env: { ...env(), ...extraEnv, PORT: String(port), HOST: "127.0.0.1" },
   });
   server.stdout?.on("data", (c: Buffer) => (serverLog += c.toString()));
   server.stderr?.on("data", (c: Buffer) => (serverLog += c.toString()));
@@ -111,6 +112,11 @@ beforeAll(async () => {
       logTail: () => serverLog,
     },
   });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "causeway-embedded-"));
+  await startServer();
 }, 300_000);
 
 afterAll(async () => {
@@ -311,5 +317,35 @@ describe("embedded service on the Kang 2018 data", () => {
     expect(done.error_message).toMatch(/not a protein of the interactome/);
     const quota = await json<Record<string, number>>(await api(key, "/v1/usage/predictions/quota"));
     expect(quota.consumed_quota_requests).toBe(0);
+  });
+
+  it("jobs left queued or running by a crashed process run again at the next start, paid for once", async () => {
+    const keys = [await newAccount("external"), await newAccount("internal")];
+    const ids: string[] = [];
+    for (const key of keys) {
+      const form = new FormData();
+      form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
+      form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
+      form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+      form.set("job_type", "target_validation");
+      form.set("target", "STAT1|PROTEIN");
+      const res = await api(key, "/v1/predictions", { method: "POST", body: form });
+      expect(res.status).toBe(202);
+      ids.push((await json<{ prediction_id: string }>(res)).prediction_id);
+    }
+    // The process dies without a chance to clean up; its warm runners go with it.
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGKILL");
+    await exited;
+
+    await startServer({ LOG_LEVEL: "info" });
+    for (const [i, id] of ids.entries()) {
+      const done = await waitDone(keys[i]!, id);
+      expect(done.status, JSON.stringify(done)).toBe("completed");
+      const quota = await json<Record<string, number>>(await api(keys[i]!, "/v1/usage/predictions/quota"));
+      expect(quota.consumed_quota_requests).toBe(1);
+    }
+    // Both ran again after the restart (neither had finished when the process was killed).
+    for (const id of ids) expect(serverLog).toMatch(new RegExp(`"job_id":"${id}"[^\n]*dispatched again`));
   });
 });

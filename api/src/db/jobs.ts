@@ -321,12 +321,19 @@ export async function listUnfinishedPredictions(
   return rows;
 }
 
-/** Unfinished jobs of either kind. */
-export async function listUnfinished(db: Queryable, kind: JobKind): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM ${TABLE[kind]} WHERE status IN ('pending', 'processing')`,
+/** An unfinished job as stored: its spec (unparsed JSON) and the runner attempt that last reported. */
+export interface UnfinishedJob {
+  id: string;
+  spec: unknown;
+  last_attempt: string | null;
+}
+
+/** Unfinished jobs of one kind, oldest first (the order they were submitted in). */
+export async function listUnfinished(db: Queryable, kind: JobKind): Promise<UnfinishedJob[]> {
+  const { rows } = await db.query<UnfinishedJob>(
+    `SELECT id, spec, last_attempt FROM ${TABLE[kind]} WHERE status IN ('pending', 'processing') ORDER BY created_at, id`,
   );
-  return rows.map((r) => r.id);
+  return rows;
 }
 
 /** Sets heartbeat_at (a local job leaving the queue for a process). */

@@ -15,9 +15,20 @@ export type MirroredStatus = {
   error_message: string | null;
 };
 
+/** What a dispatch carries besides the spec. */
+export interface DispatchContext {
+  /** The submission's trace, continued by the runner. */
+  traceparent?: string;
+  /**
+   * The runner attempt that last reported, when a job is dispatched again after a restart of
+   * the embedded service: the new attempt gets the next number and so its own output prefix.
+   */
+  previousAttempt?: string | null;
+}
+
 export interface Dispatcher {
   /** Step (f) of a submission; throws → the caller fails the job and releases reservations. */
-  dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void>;
+  dispatch(spec: JobSpec, ctx: DispatchContext): Promise<void>;
   /** Called after a callback was applied to PostgreSQL (cluster: patch CR status; local: no-op). */
   mirrorStatus(job: { kind: JobKind; job_id: string }, status: MirroredStatus): Promise<void>;
   close(): Promise<void>;

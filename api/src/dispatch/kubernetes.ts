@@ -25,7 +25,7 @@ import {
   type ReportedStatus,
 } from "@causeway/contract";
 import type { Config } from "../config.ts";
-import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
+import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
 import { contextFromTraceparent, inSpan, traceContextOf } from "@causeway/contract/telemetry";
 
 /** The two calls the dispatcher makes, so tests can fake the apiserver. */
@@ -84,7 +84,7 @@ export class KubernetesDispatcher implements Dispatcher {
   }
 
   /** Creates the resource; an existing one (409) is success, so a retried submission is harmless. */
-  async dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void> {
+  async dispatch(spec: JobSpec, ctx: DispatchContext): Promise<void> {
     // The resource carries this span's context, so the operator's reconcile continues the trace.
     await inSpan(
       "dispatch.create_resource",

@@ -46,7 +46,8 @@ describe("LocalExecutor", () => {
     ];
     await ex.dispatch(spec(ids[0]!), {});
     await ex.dispatch(spec(ids[1]!, 3), {});
-    await ex.dispatch(spec(ids[2]!), { traceparent: "00-abc-def-01" });
+    // Dispatched again after a restart: the attempt after the one that last reported.
+    await ex.dispatch(spec(ids[2]!), { traceparent: "00-abc-def-01", previousAttempt: "local-2" });
     expect(ex.stats()).toEqual({ queued: 1, running: 2 });
     await waitFor("three exits", async () => exits.length >= 3, { timeoutMs: 30_000, intervalMs: 20 });
     expect(maxRunning).toBe(2);
@@ -55,7 +56,9 @@ describe("LocalExecutor", () => {
     const env = JSON.parse(await readFile(join(dir, `${ids[2]}.json`), "utf8")) as Record<string, string>;
     expect(env.CAUSEWAY_CALLBACK_KEY).toBe(deriveCallbackKey("s".repeat(40), ids[2]!));
     expect(env.CAUSEWAY_CALLBACK_URL).toContain(`/prediction/${ids[2]}/callback`);
-    expect(env.CAUSEWAY_ATTEMPT).toBe("local-1");
+    expect(env.CAUSEWAY_ATTEMPT).toBe("local-3");
+    const first = JSON.parse(await readFile(join(dir, `${ids[0]}.json`), "utf8")) as Record<string, string>;
+    expect(first.CAUSEWAY_ATTEMPT).toBe("local-1");
     expect(env.CAUSEWAY_STORAGE_DIR).toBe("/data/objects");
     expect(env.TRACEPARENT).toBe("00-abc-def-01");
     expect(env).not.toHaveProperty("CAUSEWAY_CALLBACK_SECRET");

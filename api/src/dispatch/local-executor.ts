@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
 import { PRELOAD_MODEL_ENV } from "@causeway/contract";
-import type { Dispatcher, MirroredStatus } from "./dispatcher.ts";
+import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
 import { RunnerPool, type RunnerPoolOptions } from "./runner-pool.ts";
 
 export interface LocalExecutorOptions {
@@ -36,6 +36,12 @@ export interface LocalExecutorOptions {
   pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "rssGrowth" | "jobTimeoutMs"> & {
     preloadModel?: string;
   };
+}
+
+/** The number of a local attempt label (`local-3` → 3); 0 for none or another dispatcher's. */
+function attemptNumber(label: string | null | undefined): number {
+  const match = /^local-(\d+)$/.exec(label ?? "");
+  return match ? Number(match[1]) : 0;
 }
 
 // Environment passed through from the API process: no secrets, no database or Redis URLs.
@@ -71,8 +77,10 @@ export class LocalExecutor implements Dispatcher {
     }
   }
 
-  async dispatch(spec: JobSpec, ctx: { traceparent?: string }): Promise<void> {
+  async dispatch(spec: JobSpec, ctx: DispatchContext): Promise<void> {
     if (this.closed) throw new Error("executor is shutting down");
+    const previous = attemptNumber(ctx.previousAttempt);
+    if (previous > 0) this.attempts.set(spec.job_id, previous);
     this.queue.push({ spec, traceparent: ctx.traceparent });
     this.pump();
   }

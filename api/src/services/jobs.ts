@@ -5,7 +5,14 @@
  * reservation release and the dispatcher's status mirror follow and are idempotent.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { FailureCode, JobKind, RunnerCallback } from "@causeway/contract";
+import {
+  JobSpec,
+  jobInputKeys,
+  type FailureCode,
+  type JobKind,
+  type RunnerCallback,
+} from "@causeway/contract";
+import type { ObjectStore } from "@causeway/runner/storage";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import {
@@ -15,6 +22,7 @@ import {
   findStalled,
   listUnfinished,
   listUnfinishedPredictions,
+  touchJob,
   type ResultFileMap,
   type TransitionResult,
 } from "../db/jobs.ts";
@@ -27,6 +35,8 @@ export interface JobServiceDeps {
   config: Config;
   db: Database;
   limits: LimitStore;
+  /** Where jobs' inputs live (recovery checks that they are still there). */
+  store: ObjectStore;
   dispatcher: () => Dispatcher;
   now: () => Date;
   log: FastifyBaseLogger;
@@ -43,6 +53,12 @@ export interface JobServiceDeps {
 export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
 export const RESTARTED_MESSAGE =
   "The service restarted while this job was queued or running. Please submit it again.";
+
+/** A job left unfinished by a previous process that can run again (JobService.recover). */
+export interface ResumableJob {
+  spec: JobSpec;
+  previousAttempt: string | null;
+}
 
 function fileMap(files: { name: string; key: string }[]): ResultFileMap {
   return Object.fromEntries(files.map((f) => [f.name, f.key]));
@@ -218,15 +234,31 @@ export class JobService {
 
   /**
    * At start: restore in-flight reservations from PostgreSQL (the in-memory store starts
-   * empty; Redis may have been flushed), and in local mode fail the jobs whose runner died
-   * with the previous process.
+   * empty; Redis may have been flushed). In local mode the previous process's runners died with
+   * it: its unfinished jobs whose inputs are intact are returned to be dispatched again
+   * (`resume`, once the callback route listens), the rest are failed. Their quota units stay
+   * as they are: a resumed job was paid for once, a failed one gives its unit back.
    */
-  async recover(localDispatch: boolean): Promise<void> {
+  async recover(localDispatch: boolean): Promise<ResumableJob[]> {
     const { db, limits, now } = this.deps;
+    const resumable: ResumableJob[] = [];
     if (localDispatch) {
       for (const kind of ["prediction", "causal_analysis"] as const) {
-        for (const id of await listUnfinished(db, kind))
-          await this.fail(kind, id, "job_stalled", RESTARTED_MESSAGE);
+        for (const job of await listUnfinished(db, kind)) {
+          const parsed = JobSpec.safeParse(job.spec);
+          const missing = parsed.success ? await this.missingInputs(parsed.data) : null;
+          if (parsed.success && missing === 0) {
+            // The stall deadline counts from now, not from the last report of the dead runner.
+            await touchJob(db, kind, job.id, now());
+            resumable.push({ spec: parsed.data, previousAttempt: job.last_attempt });
+            continue;
+          }
+          await this.fail(kind, job.id, "job_stalled", RESTARTED_MESSAGE, {
+            detail: parsed.success
+              ? `not dispatched again: ${missing} stored input object(s) missing`
+              : "not dispatched again: the stored job spec does not parse",
+          });
+        }
       }
     }
     const at = now().getTime();
@@ -240,5 +272,26 @@ export class JobService {
         at,
       );
     }
+    return resumable;
+  }
+
+  /** Dispatches recovered jobs again, in submission order; one that cannot be queued is failed. */
+  async resume(jobs: ResumableJob[]): Promise<void> {
+    for (const { spec, previousAttempt } of jobs) {
+      try {
+        await this.deps.dispatcher().dispatch(spec, { previousAttempt });
+        this.deps.log.info({ kind: spec.kind, job_id: spec.job_id }, "job dispatched again after a restart");
+      } catch (err) {
+        this.deps.log.error({ err, job_id: spec.job_id }, "could not dispatch a recovered job");
+        await this.fail(spec.kind, spec.job_id, "job_stalled", RESTARTED_MESSAGE, {
+          detail: "not dispatched again: the executor refused the job",
+        });
+      }
+    }
+  }
+
+  private async missingInputs(spec: JobSpec): Promise<number> {
+    const present = await Promise.all(jobInputKeys(spec).map((key) => this.deps.store.exists(key)));
+    return present.filter((p) => !p).length;
   }
 }

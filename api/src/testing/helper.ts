@@ -16,7 +16,7 @@ import type { AppContext } from "../context.ts";
 import { closeContext, createContext } from "../create-context.ts";
 import { createAccount, getQuota, type Tier } from "../db/accounts.ts";
 import { registerModel } from "../db/models.ts";
-import type { Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
+import type { DispatchContext, Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
 import { limitKeys } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
 import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
@@ -27,11 +27,13 @@ import { deriveCallbackKey } from "@causeway/contract";
 
 export class RecordingDispatcher implements Dispatcher {
   readonly specs: JobSpec[] = [];
+  readonly contexts: DispatchContext[] = [];
   readonly mirrored: { job: { kind: JobKind; job_id: string }; status: MirroredStatus }[] = [];
   fail = false;
-  async dispatch(spec: JobSpec): Promise<void> {
+  async dispatch(spec: JobSpec, ctx: DispatchContext): Promise<void> {
     if (this.fail) throw new Error("queue down");
     this.specs.push(spec);
+    this.contexts.push(ctx);
   }
   async mirrorStatus(job: { kind: JobKind; job_id: string }, status: MirroredStatus): Promise<void> {
     this.mirrored.push({ job, status });
