@@ -53,53 +53,55 @@ function* columns(text: string, file: string, wanted: readonly string[]): Genera
   }
 }
 
-/** Adds `value` to the set stored under `key`. */
-function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(value);
-}
+/** Marks a key that names more than one approved symbol. */
+const AMBIGUOUS = -1;
 
-/** The only element of a one-element set, else null. */
-function single(set: Set<string> | undefined): string | null {
-  if (!set || set.size !== 1) return null;
-  return set.values().next().value ?? null;
+/**
+ * Records that `key` names the approved symbol with index `symbol`: a key seen with two
+ * different symbols becomes AMBIGUOUS. Indices instead of sets of names keep the table small
+ * (it lives as long as a warm runner: ~190k keys).
+ */
+function addTo(map: Map<string, number>, key: string, symbol: number): void {
+  const seen = map.get(key);
+  if (seen === undefined) map.set(key, symbol);
+  else if (seen !== symbol) map.set(key, AMBIGUOUS);
 }
 
 /** Approved symbols with their alias and Ensembl maps; immutable once built. */
 export class SymbolTable {
-  /** Approved symbols in their official case. */
-  private readonly approved: Set<string>;
-  /** Lower-cased symbol → approved symbols with that spelling (one, except for case clashes). */
-  private readonly approvedLower: Map<string, Set<string>>;
-  /** Lower-cased alias/previous symbol → approved symbols it names. */
-  private readonly aliasLower: Map<string, Set<string>>;
-  /** Ensembl gene id without version → approved symbols. */
-  private readonly ensembl: Map<string, Set<string>>;
+  /** Approved symbols in their official case, by index. */
+  private readonly symbols: string[] = [];
+  /** Approved symbol → its index. */
+  private readonly approved = new Map<string, number>();
+  /** Lower-cased symbol → the approved symbol with that spelling (AMBIGUOUS on a case clash). */
+  private readonly approvedLower = new Map<string, number>();
+  /** Lower-cased alias/previous symbol → the approved symbol it names, or AMBIGUOUS. */
+  private readonly aliasLower = new Map<string, number>();
+  /** Ensembl gene id without version → the approved symbol, or AMBIGUOUS. */
+  private readonly ensembl = new Map<string, number>();
 
   private constructor(buffers: HgncBuffers) {
-    this.approved = new Set();
-    this.approvedLower = new Map();
     for (const [symbol] of columns(decode(buffers.geneSymbols), HGNC_FILES.geneSymbols, ["symbol"])) {
-      if (symbol === "") continue;
-      this.approved.add(symbol);
-      addTo(this.approvedLower, symbol.toLowerCase(), symbol);
+      if (symbol === "" || this.approved.has(symbol)) continue;
+      this.approved.set(symbol, this.symbols.length);
+      addTo(this.approvedLower, symbol.toLowerCase(), this.symbols.length);
+      this.symbols.push(symbol);
     }
-    this.aliasLower = new Map();
     for (const [alias, symbol] of columns(decode(buffers.aliasToSymbol), HGNC_FILES.aliasToSymbol, [
       "alias",
       "symbol",
     ])) {
-      if (alias === "" || !this.approved.has(symbol)) continue;
-      addTo(this.aliasLower, alias.toLowerCase(), symbol);
+      const index = this.approved.get(symbol);
+      if (alias === "" || index === undefined) continue;
+      addTo(this.aliasLower, alias.toLowerCase(), index);
     }
-    this.ensembl = new Map();
     for (const [id, symbol] of columns(decode(buffers.ensemblToSymbol), HGNC_FILES.ensemblToSymbol, [
       "ensembl_id",
       "symbol",
     ])) {
-      if (id === "" || !this.approved.has(symbol)) continue;
-      addTo(this.ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), symbol);
+      const index = this.approved.get(symbol);
+      if (id === "" || index === undefined) continue;
+      addTo(this.ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index);
     }
   }
 
@@ -120,7 +122,7 @@ export class SymbolTable {
 
   /** Number of distinct approved symbols. */
   get size(): number {
-    return this.approved.size;
+    return this.symbols.length;
   }
 
   /** Whether `symbol` is an approved symbol, exactly as spelled (official case). */
@@ -140,13 +142,17 @@ export class SymbolTable {
     const lower = id.toLowerCase();
     const approved = this.approvedLower.get(lower);
     // An identifier spelled like an approved symbol resolves only by the approved rule.
-    if (approved) return single(approved);
-    return single(this.aliasLower.get(lower));
+    if (approved !== undefined) return this.symbolAt(approved);
+    return this.symbolAt(this.aliasLower.get(lower));
   }
 
   /** The approved symbol of an Ensembl gene id (`ENSG…`, version suffix ignored), or null. */
   resolveEnsembl(id: string): string | null {
     const key = id.trim().replace(ENSEMBL_VERSION_RE, "").toUpperCase();
-    return single(this.ensembl.get(key));
+    return this.symbolAt(this.ensembl.get(key));
+  }
+
+  private symbolAt(index: number | undefined): string | null {
+    return index === undefined || index === AMBIGUOUS ? null : this.symbols[index]!;
   }
 }
