@@ -10,6 +10,17 @@ import { fork, type ChildProcess } from "node:child_process";
 import type { JobSpec } from "@causeway/contract";
 import type { RunMessage, WorkerMessage } from "@causeway/contract";
 
+/**
+ * V8 heap settings of a warm runner. A job allocates most of its garbage in short bursts (DE,
+ * scoring, the PNG); with V8's defaults, sized for a short process's throughput, each burst
+ * leaves the heap's committed pages larger and a long-lived process drifts to ~600 MB. Small
+ * semi-spaces and an old-space ceiling make V8 collect sooner and keep a warm runner under
+ * ~400 MB at a few percent of job time (measured on the Kang split job; `npm run bench service`).
+ * The ceiling is generous for the heap itself: expression matrices and the influence matrix are
+ * typed arrays outside it.
+ */
+export const WARM_RUNNER_FLAGS = ["--max-semi-space-size=2", "--max-old-space-size=512"];
+
 export interface RunnerPoolOptions {
   size: number;
   /** Path of runner/src/jobs/pool-worker.ts. */
@@ -111,6 +122,7 @@ export class RunnerPool {
     if (this.closed) return;
     const child = fork(this.o.entry, [], {
       execPath: this.o.nodePath ?? process.execPath,
+      execArgv: WARM_RUNNER_FLAGS,
       env: this.o.env,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",

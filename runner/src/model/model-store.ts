@@ -333,9 +333,8 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
   const read = async (name: string): Promise<Buffer> => {
     const expected = manifest.files[name];
     if (!expected) throw new ModelIntegrityError(`model ${version}: manifest lists no file ${name}`);
-    const buf = options.cacheDir
-      ? await readThroughCache(store, version, name, expected.sha256, options.cacheDir)
-      : await store.get(prefixOf(version) + name);
+    if (options.cacheDir) return readThroughCache(store, version, name, expected.sha256, options.cacheDir);
+    const buf = await store.get(prefixOf(version) + name);
     if (sha256(buf) !== expected.sha256)
       throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
     return buf;
@@ -404,6 +403,7 @@ function typed<T extends ArrayBufferView>(ctor: ViewCtor<T>, buf: Buffer): T {
   return out;
 }
 
+/** A version's file through the local cache; verified against its checksum once per read. */
 async function readThroughCache(
   store: ObjectStore,
   version: string,
@@ -422,9 +422,12 @@ async function readThroughCache(
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     await store.getToFile(prefixOf(version) + name, tmp);
+    const fetched = await readFile(tmp);
+    if (sha256(fetched) !== sha)
+      throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
     await rename(tmp, path);
+    return fetched;
   } finally {
     await rm(tmp, { force: true });
   }
-  return readFile(path);
 }
