@@ -1,11 +1,9 @@
 // `helm install` of the chart on a real node, with the images of `npm run images`: the migration hook
-// Job runs the API image against PostgreSQL, and the API's Pods start from the chart's Deployment
-// (its security context, read-only root filesystem, Secrets) until the kubelet's readiness probe
-// passes.
-//
-// The operator's Pod is not checked here: it talks to the API server through the `kubernetes`
-// Service, and this cluster has no kube-proxy to route a ClusterIP (the operator as the chart's
-// ServiceAccount is covered by operator-chart.test.ts and real-node.test.ts).
+// Job runs the API image against PostgreSQL, the API's Pods start from the chart's Deployment (its
+// security context, read-only root filesystem, Secrets) until the kubelet's readiness probe passes,
+// and the operator's Pod, from the operator image, reaches the API server through the `kubernetes`
+// Service (kube-proxy on the node) with the chart's ServiceAccount, becomes Ready, and turns a
+// Prediction into its runner Job.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -13,7 +11,7 @@ import { promisify } from "node:util";
 import type { KubeConfig, V1Pod } from "@kubernetes/client-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { clients, REPO } from "../builders/operator-cluster.ts";
+import { clients, createPrediction, REPO, testPrediction } from "../builders/operator-cluster.ts";
 import { waitFor } from "../harness/proc.ts";
 import { ensureImages, type BuiltImage, type ImageName } from "../harness/images.ts";
 import { startNode, type RealNode } from "../harness/kube/node.ts";
@@ -46,7 +44,7 @@ beforeAll(async () => {
   admin = loadKubeConfig(kube);
   images = await ensureImages();
   await clients(admin).core.createNamespace({ body: { metadata: { name: namespace } } });
-  node = await startNode(kube, { namespaces: [namespace] });
+  node = await startNode(kube, { namespaces: [namespace], serviceProxy: true });
   for (const name of ["api", "operator"] as const) {
     await node.importImage(image(name).tar, `docker.io/${image(name).reference.split(":")[0] ?? ""}`);
   }
@@ -144,5 +142,40 @@ describe("the chart on a real node", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("the operator Pod reaches the API server through the kubernetes Service, becomes Ready and creates runner Jobs", async () => {
+    const { core, batch } = clients(admin);
+    const ready = await waitFor(
+      "the operator pod Ready",
+      async () => {
+        const pods = await core.listNamespacedPod({
+          namespace,
+          labelSelector: "app.kubernetes.io/component=operator",
+        });
+        return pods.items.find((p: V1Pod) =>
+          p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+        );
+      },
+      { timeoutMs: 240_000, intervalMs: 1_000 },
+    );
+    const status = ready.status?.containerStatuses?.[0];
+    expect(ready.spec?.nodeName).toBe(node?.name);
+    expect(status?.image).toBe(`docker.io/${image("operator").reference}`);
+    expect(status?.restartCount).toBe(0);
+
+    const prediction = testPrediction(namespace, "v1");
+    await createPrediction(admin, prediction);
+    const job = await waitFor(
+      "the operator Pod to create the runner Job",
+      async () => {
+        const jobs = await batch.listNamespacedJob({ namespace });
+        return jobs.items.find((j) =>
+          j.metadata?.ownerReferences?.some((o) => o.name === prediction.metadata.name),
+        );
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    expect(job.spec?.template.spec?.containers[0]?.image).toContain("causeway/runner");
   });
 });

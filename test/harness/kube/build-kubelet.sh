@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds (once) and caches what a real test node needs beyond Debian's packages (containerd, runc,
-# CNI plugins): the kubelet, built from the Go module proxy exactly like the control plane
-# (go-module.sh, same Kubernetes version), and a pause image for containerd's sandboxes (nothing can
+# CNI plugins): the kubelet and kube-proxy (Services' ClusterIPs for Pods that talk to the API server
+# or to each other), built from the Go module proxy exactly like the control plane (go-module.sh,
+# same Kubernetes version), and a pause image for containerd's sandboxes (nothing can
 # be pulled on our machines), from a tiny Go program, as an OCI layout tar.
 #
 # Usage: test/harness/kube/build-kubelet.sh [--force]
-# Cache: ${CAUSEWAY_CACHE_DIR:-~/.cache/causeway}/kubelet/<version>/{kubelet,pause.tar,BUILD_INFO}
+# Cache: ${CAUSEWAY_CACHE_DIR:-~/.cache/causeway}/kubelet/<version>/{kubelet,kube-proxy,pause.tar,BUILD_INFO}
 set -euo pipefail
 
 KUBE_VERSION="${CAUSEWAY_KUBE_VERSION:-v1.36.4}"
@@ -22,7 +23,7 @@ mkdir -p "$CACHE_ROOT/kubelet"
 # One build at a time per cache; the others wait and then find it cached.
 exec 9>"$CACHE_ROOT/kubelet/.build.lock"
 flock -n 9 || { log "another build holds $CACHE_ROOT/kubelet/.build.lock: waiting for it"; flock 9; }
-if [ "$FORCE" = 0 ] && [ -f "$DIR/BUILD_INFO" ]; then
+if [ "$FORCE" = 0 ] && [ -f "$DIR/BUILD_INFO" ] && [ -x "$DIR/kube-proxy" ]; then
   log "kubelet $KUBE_VERSION cached at $DIR"
   exit 0
 fi
@@ -41,12 +42,17 @@ rm -rf "$DIR.tmp"; mkdir -p "$DIR.tmp"
 
 package tools
 
-import _ "k8s.io/kubernetes/cmd/kubelet"
+import (
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+)
 GO
   log "resolving modules for kubernetes ${KUBE_VERSION}"
   go mod tidy -e >/dev/null
   log "building kubelet"
   go build -trimpath -ldflags "$(kube_ldflags "$KUBE_VERSION")" -o "$DIR.tmp/kubelet" k8s.io/kubernetes/cmd/kubelet
+  log "building kube-proxy"
+  go build -trimpath -ldflags "$(kube_ldflags "$KUBE_VERSION")" -o "$DIR.tmp/kube-proxy" k8s.io/kubernetes/cmd/kube-proxy
 )
 
 # The pause container only has to hold the sandbox's namespaces until it is told to stop.
@@ -79,4 +85,4 @@ tar -C "$layout" --sort=name --owner=0 --group=0 --numeric-owner -cf "$DIR.tmp/p
 printf 'version=%s\nbuild_seconds=%s\nbuilt_at=%s\npause_image=registry.k8s.io/pause:3.10\n' \
   "$KUBE_VERSION" "$((SECONDS - t0))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$DIR.tmp/BUILD_INFO"
 rm -rf "$DIR"; mv "$DIR.tmp" "$DIR"
-log "kubelet $KUBE_VERSION and the pause image ready in $DIR after $((SECONDS - t0)) s"
+log "kubelet, kube-proxy $KUBE_VERSION and the pause image ready in $DIR after $((SECONDS - t0)) s"

@@ -85,6 +85,63 @@ async function httpsGet(url: string, token: string): Promise<{ status: number; b
 }
 
 /**
+ * The host's address for the API server to advertise: the `kubernetes` Service's endpoint, which
+ * Pods of a real node reach through kube-proxy (127.0.0.1 would be their own loopback). The first
+ * global IPv4 address of an interface that is not a test node's bridge; 127.0.0.1 when there is none.
+ */
+async function hostAddress(): Promise<string> {
+  const { stdout } = await run("ip", ["-4", "-o", "addr", "show", "scope", "global"]).catch(() => ({
+    stdout: "",
+  }));
+  for (const line of stdout.split("\n")) {
+    const [, ifname, , cidr] = line.trim().split(/\s+/);
+    if (!ifname || !cidr || ifname.startsWith("cwbr")) continue;
+    return cidr.split("/")[0] ?? "127.0.0.1";
+  }
+  return "127.0.0.1";
+}
+
+/**
+ * A self-signed serving certificate for every name the API server is reached by: loopback (the
+ * tests), the advertised host address and the `kubernetes` Service (Pods). The API server's own
+ * self-signed certificate leaves out 127.0.0.1 once another address is advertised.
+ */
+async function servingCertificate(dir: string, advertised: string): Promise<{ cert: string; key: string }> {
+  const cert = join(dir, "certs", "serving.crt");
+  const key = join(dir, "certs", "serving.key");
+  const names = [
+    "IP:127.0.0.1",
+    `IP:${advertised}`,
+    `IP:${SERVICE_IP}`,
+    "DNS:localhost",
+    "DNS:kubernetes",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes.default.svc",
+  ];
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "7",
+    "-subj",
+    "/CN=kube-apiserver",
+    "-addext",
+    `subjectAltName=${[...new Set(names)].join(",")}`,
+    "-keyout",
+    key,
+    "-out",
+    cert,
+  ]);
+  return { cert, key };
+}
+
+/** The first address of --service-cluster-ip-range: the `kubernetes` Service's ClusterIP. */
+const SERVICE_IP = "10.0.0.1";
+
+/**
  * Starts etcd, kube-apiserver (RBAC, a static admin token in system:masters, a service-account key
  * pair) and kube-controller-manager (no leader election) on free loopback ports in a temp dir, waits
  * until the API server is ready and the ServiceAccount controller has made `default/default`, and
@@ -161,19 +218,24 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const etcdMs = lap();
 
     const server = `https://127.0.0.1:${apiPort}`;
+    const advertised = await hostAddress();
+    const serving = await servingCertificate(dir, advertised);
     const apiserver = startProcess({
       name: "kube-apiserver",
       command: join(binDir, "kube-apiserver"),
       args: [
         `--etcd-servers=http://127.0.0.1:${etcdClient}`,
         `--secure-port=${apiPort}`,
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
-        `--cert-dir=${join(dir, "certs")}`,
+        // Every interface: a real node's Pods come in through its bridge (the token and RBAC
+        // guard it as any API server; the port is a free one of this run).
+        "--bind-address=0.0.0.0",
+        `--advertise-address=${advertised}`,
+        `--tls-cert-file=${serving.cert}`,
+        `--tls-private-key-file=${serving.key}`,
         "--service-account-issuer=https://kubernetes.default.svc",
         `--service-account-key-file=${join(dir, "sa.pub")}`,
         `--service-account-signing-key-file=${join(dir, "sa.key")}`,
-        // Only bookkeeping for Service IPs: no traffic ever goes there.
+        // Traffic reaches ClusterIPs only where a real node runs kube-proxy.
         "--service-cluster-ip-range=10.0.0.0/24",
         "--authorization-mode=RBAC",
         `--token-auth-file=${join(dir, "tokens.csv")}`,
@@ -191,7 +253,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       { timeoutMs: 120_000, intervalMs: 250, proc: apiserver },
     );
     const apiserverMs = lap();
-    const caData = await readFile(join(dir, "certs", "apiserver.crt"), "utf8");
+    const caData = await readFile(serving.cert, "utf8");
     const kubeconfigPath = join(dir, "admin.kubeconfig");
     await writeKubeconfig(kubeconfigPath, { server, token, caData, user: "admin" });
 
@@ -203,7 +265,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--kubeconfig=${kubeconfigPath}`,
         `--controllers=${controllers.join(",")}`,
         `--service-account-private-key-file=${join(dir, "sa.key")}`,
-        `--root-ca-file=${join(dir, "certs", "apiserver.crt")}`,
+        `--root-ca-file=${serving.cert}`,
         "--leader-elect=false",
         "--bind-address=127.0.0.1",
         `--secure-port=${kcmPort}`,

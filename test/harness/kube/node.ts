@@ -2,13 +2,20 @@
  * A real node for the test control plane: containerd (CRI, runc, CNI bridge + host-local) and a
  * kubelet registered to the API server, all as child processes with their files in one temp dir.
  *
- * Host footprint, all removed by stop(): one Linux bridge with a private /24 (no NAT, no iptables
- * rule: pods only talk to the host through the bridge address), one cgroup subtree per hierarchy
+ * Host footprint, all removed by stop(): one Linux bridge with a private /24 (pods talk to the host
+ * through the bridge address; without `serviceProxy` there is no NAT and no iptables rule), with
+ * `serviceProxy` kube-proxy's iptables chains (removed by `kube-proxy --cleanup`), one cgroup subtree per hierarchy
  * (`/causeway-<id>`, the kubelet's cgroupRoot), the shim sockets containerd's shims put under
  * /run/containerd whatever the config says, and the kubelet's log links in /var/log/containers.
  *
  * No kube-scheduler runs: with one node there is nothing to choose, so the harness binds the
  * unscheduled pods of the test's namespaces to this node (a Binding, as the scheduler would post).
+ *
+ * `serviceProxy` starts kube-proxy (iptables mode, masquerading all Service traffic so that a pod
+ * reaching a pod on the same bridge through a ClusterIP gets its replies back without
+ * br_netfilter): Pods then reach the API server through the `kubernetes` Service, as in-cluster
+ * clients do, and each other through Services. One node at a time may run it (the chains are
+ * the host's).
  */
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { execFile, spawn } from "node:child_process";
@@ -48,10 +55,10 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
-/** The kubelet and pause image of build-kubelet.sh, built when missing. */
+/** The kubelet, kube-proxy and pause image of build-kubelet.sh, built when missing. */
 async function ensureKubeletDir(version: string): Promise<string> {
   const dir = join(cacheRoot(), "kubelet", version);
-  if (existsSync(join(dir, "BUILD_INFO"))) return dir;
+  if (existsSync(join(dir, "BUILD_INFO")) && existsSync(join(dir, "kube-proxy"))) return dir;
   process.stderr.write(`[harness] kubelet ${version} missing: running test/harness/kube/build-kubelet.sh\n`);
   await new Promise<void>((resolve, reject) => {
     const child = spawn("bash", [join(repoRoot, "test/harness/kube/build-kubelet.sh")], {
@@ -277,7 +284,7 @@ function startBinder(
  */
 export async function startNode(
   kube: KubeAccess,
-  options: { namespaces: readonly string[] },
+  options: { namespaces: readonly string[]; serviceProxy?: boolean },
 ): Promise<RealNode> {
   const containerd = requireBinary("containerd", "apt-get install containerd");
   const ctr = requireBinary("ctr", "apt-get install containerd");
@@ -306,6 +313,13 @@ export async function startNode(
 
   const stop = async (): Promise<void> => {
     await binder?.stop();
+    const proxy = procs.find((p) => p.name === "kube-proxy");
+    if (proxy) {
+      await proxy.stop("SIGTERM", 10_000);
+      await run(join(kubeletDir, "kube-proxy"), ["--cleanup"]).catch((err: unknown) =>
+        process.stderr.write(`[harness] kube-proxy --cleanup failed: ${String(err)}\n`),
+      );
+    }
     const kubelet = procs.find((p) => p.name === "kubelet");
     await kubelet?.stop("SIGTERM", 10_000);
     // The containers outlive the kubelet: kill their tasks through containerd, then containerd.
@@ -328,6 +342,7 @@ export async function startNode(
     for (const mount of mountsUnder(dir)) await run("umount", ["-l", mount]).catch(() => undefined);
     for (const hierarchy of cgroupHierarchies()) await removeCgroupTree(join(hierarchy, cgroupRoot));
     await run("ip", ["link", "del", bridge]).catch(() => undefined);
+    await removeEmptyKubeletChain();
     if (existsSync(CONTAINER_LOG_LINKS)) {
       for (const entry of readdirSync(CONTAINER_LOG_LINKS)) {
         const path = join(CONTAINER_LOG_LINKS, entry);
@@ -365,7 +380,8 @@ export async function startNode(
           {
             type: "bridge",
             bridge,
-            isGateway: true,
+            // The default route through the bridge: ClusterIPs are not in the pods' subnet.
+            isDefaultGateway: true,
             ipMasq: false,
             hairpinMode: true,
             ipam: {
@@ -441,6 +457,7 @@ export async function startNode(
       { timeoutMs: 120_000, intervalMs: 500, proc: kubelet },
     );
     binder = startBinder(kc, name, options.namespaces);
+    if (options.serviceProxy) procs.push(await startKubeProxy({ kubeletDir, dir, kube, name, cidr }));
 
     return {
       name,
@@ -460,4 +477,63 @@ export async function startNode(
     // The temp dir is kept on failure: its logs explain what went wrong.
     throw error;
   }
+}
+
+/**
+ * The kubelet leaves an empty KUBE-FIREWALL chain in the host's filter table, jumped to from INPUT
+ * and OUTPUT. Removed when empty (another node's kubelet would only make it again).
+ */
+async function removeEmptyKubeletChain(): Promise<void> {
+  const listed = await run("iptables", ["-S", "KUBE-FIREWALL"]).catch(() => null);
+  if (!listed || listed.stdout.trim().split("\n").length > 1) return;
+  for (const from of ["INPUT", "OUTPUT"])
+    await run("iptables", ["-D", from, "-j", "KUBE-FIREWALL"]).catch(() => undefined);
+  await run("iptables", ["-X", "KUBE-FIREWALL"]).catch(() => undefined);
+}
+
+/**
+ * kube-proxy in iptables mode for the node `name`: ClusterIPs of every Service, the `kubernetes`
+ * one included, DNAT-ed to their endpoints. Conntrack sysctls are left alone (0 = do not set);
+ * all Service traffic is masqueraded (see startNode). Ready when it has programmed the rules once.
+ */
+async function startKubeProxy(o: {
+  kubeletDir: string;
+  dir: string;
+  kube: KubeAccess;
+  name: string;
+  cidr: string;
+}): Promise<ManagedProcess> {
+  const [healthz, metrics] = await Promise.all([freePort(), freePort()]);
+  const config = join(o.dir, "kube-proxy.json");
+  await writeFile(
+    config,
+    JSON.stringify({
+      apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
+      kind: "KubeProxyConfiguration",
+      clientConnection: { kubeconfig: o.kube.kubeconfigPath },
+      mode: "iptables",
+      hostnameOverride: o.name,
+      clusterCIDR: o.cidr,
+      healthzBindAddress: `127.0.0.1:${healthz}`,
+      metricsBindAddress: `127.0.0.1:${metrics}`,
+      conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: "0s", tcpCloseWaitTimeout: "0s" },
+      iptables: { masqueradeAll: true, localhostNodePorts: false, syncPeriod: "30s", minSyncPeriod: "0s" },
+    }),
+  );
+  const proxy = startProcess({
+    name: "kube-proxy",
+    command: join(o.kubeletDir, "kube-proxy"),
+    args: [`--config=${config}`, "--v=1"],
+    logPath: join(o.dir, "kube-proxy.log"),
+    cwd: o.dir,
+  });
+  await waitFor(
+    "kube-proxy /healthz",
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${healthz}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      return res.ok ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250, proc: proxy },
+  );
+  return proxy;
 }
