@@ -45,6 +45,22 @@ describe("HttpCallbackReporter", () => {
     expect(first!.peak_rss_bytes).toBeGreaterThan(0);
   });
 
+  it("does not hold the job up for progress: steps return at once and reach the API in order before the final report", async () => {
+    const { url, received } = await endpoint([503, 503]);
+    const reporter = new HttpCallbackReporter(
+      { url, keyHex: key, jobId: JOB, kind: "prediction", attempt: "a1" },
+      { sleep: noSleep, log: () => {} },
+    );
+    await reporter.step("inputs_downloaded");
+    await reporter.step("inputs_validated");
+    // The first step is still being retried through two 503s: nothing waited for it.
+    expect(received).toHaveLength(0);
+    await reporter.finish({ status: "completed", result_files: [], result_sets: [""] });
+    const bodies = received.map((r) => RunnerCallback.parse(JSON.parse(r.body)));
+    expect(bodies.map((b) => b.seq)).toEqual([0, 0, 0, 1, 2]);
+    expect(bodies.at(-1)!.status).toBe("completed");
+  });
+
   it("retries the final report through server errors", async () => {
     const { url, received } = await endpoint([503, 500]);
     const reporter = new HttpCallbackReporter(
@@ -86,6 +102,7 @@ describe("HttpCallbackReporter", () => {
       { sleep: noSleep },
     );
     await reporter.step("inputs_validated");
+    await reporter.flush();
     const r = received[0]!;
     const now = Math.floor(Date.now() / 1000);
     expect(

@@ -67,25 +67,42 @@ export class HttpCallbackReporter implements Reporter {
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
   }
 
+  /** Progress reports not yet delivered, in order. */
+  private progress: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Queues a progress report and returns at once: progress is best effort, so the job does not
+   * wait for the API (a round trip per step, more when the API is busy); reports stay in order.
+   */
   async step(step: ProcessingStep): Promise<void> {
-    await this.send(
+    const payload = this.payload(
       { status: "processing", processing_step: step, progress_pct: PROCESSING_STEPS[step] },
-      CALLBACK_RETRY.bestEffort,
       step,
     );
+    const headers = currentTraceContext();
+    this.progress = this.progress.then(() => this.deliver(payload, CALLBACK_RETRY.bestEffort, headers));
   }
 
+  /** Waits until every queued progress report was delivered or given up. */
+  async flush(): Promise<void> {
+    await this.progress;
+  }
+
+  /** Sends the final report after the queued progress, so the API sees the steps in order. */
   async finish(report: FinalReport): Promise<void> {
-    const delivered = await this.send(report, CALLBACK_RETRY.carriesResult);
+    const payload = this.payload(report);
+    await this.flush();
+    const delivered = await this.deliver(payload, CALLBACK_RETRY.carriesResult, currentTraceContext());
     if (!delivered) throw new Error("the final status callback could not be delivered");
   }
 
-  private async send(body: object, policy: CallbackRetryPolicy, stage?: ProcessingStep): Promise<boolean> {
+  /** The callback body, stamped now: sequence number, stage timing, peak memory, stage span. */
+  private payload(body: object, stage?: ProcessingStep): RunnerCallback {
     const now = performance.now();
     const stageSeconds = (now - this.lastAt) / 1000;
     recordStageSpan(stage ?? "finish", this.lastAt, now);
     this.lastAt = now;
-    const payload = {
+    return {
       ...body,
       job_id: this.target.jobId,
       kind: this.target.kind,
@@ -94,8 +111,15 @@ export class HttpCallbackReporter implements Reporter {
       stage_seconds: stageSeconds,
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     } as RunnerCallback;
+  }
+
+  private async deliver(
+    payload: RunnerCallback,
+    policy: CallbackRetryPolicy,
+    headers: Record<string, string>,
+  ): Promise<boolean> {
     const delivery = await sendCallback(
-      { url: this.target.url, keyHex: this.target.keyHex, body: payload, headers: currentTraceContext() },
+      { url: this.target.url, keyHex: this.target.keyHex, body: payload, headers },
       policy,
       { sleep: this.sleep, onAttemptFailed: (reason) => this.log(`callback failed: ${reason}`) },
     );
