@@ -54,7 +54,7 @@ export async function createContext(
   if (config.database.kind === "embedded" && !o.db) await migrate(db);
   const limits = o.limits ?? openLimitStore(config);
   const tokens = new DownloadTokens(callbackSecret);
-  const store = o.store ?? openObjectStore(config, tokens);
+  const store = o.store ?? (await openObjectStore(config, tokens));
   const now = o.now ?? (() => new Date());
   let dispatcher: Dispatcher | undefined = o.dispatcher;
   const events = o.events ?? new JobEvents({ redisUrl: config.redisUrl, log });

@@ -23,7 +23,7 @@ try {
 }
 
 // Before anything that could start a span; a no-op unless OTEL_* ask for traces.
-const tracing = initTracing("causeway-api");
+const tracing = await initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];

@@ -15,10 +15,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 
 export interface TracingHandle {
   enabled: boolean;
@@ -36,19 +33,16 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 
 /**
  * Registers a tracer provider for `serviceName` when tracing is requested or an exporter is
- * given (tests). The OTLP exporter reads its endpoint and headers from OTEL_* itself.
+ * given (tests). The OTLP exporter reads its endpoint and headers from OTEL_* itself. The SDK
+ * and the exporter are loaded only then (~12 MB of a process's memory otherwise).
  */
-export function initTracing(serviceName: string, options: { exporter?: SpanExporter } = {}): TracingHandle {
+export async function initTracing(
+  serviceName: string,
+  options: { exporter?: SpanExporter } = {},
+): Promise<TracingHandle> {
   if (!options.exporter && !tracingRequested()) return { enabled: false, shutdown: async () => {} };
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ "service.name": process.env.OTEL_SERVICE_NAME ?? serviceName }),
-    spanProcessors: [
-      options.exporter
-        ? new SimpleSpanProcessor(options.exporter)
-        : new BatchSpanProcessor(new OTLPTraceExporter()),
-    ],
-  });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const { registerProvider } = await import("./telemetry-sdk.ts");
+  const provider = await registerProvider(process.env.OTEL_SERVICE_NAME ?? serviceName, options.exporter);
   return { enabled: true, shutdown: () => provider.shutdown() };
 }
 

@@ -121,7 +121,7 @@ function leaderElector(
 async function main(): Promise<void> {
   const cfg = loadConfig();
   // Off unless OTEL_* variables ask for an exporter.
-  const tracing = initTracing("causeway-operator");
+  const tracing = await initTracing("causeway-operator");
   const log = pino({
     level: cfg.env.LOG_LEVEL,
     base: { component: "operator", pod: cfg.env.POD_NAME },

@@ -40,7 +40,7 @@ async function main(): Promise<number> {
     async (span) => {
       span.setAttributes({ "causeway.job.kind": spec.kind, "causeway.model_version": spec.model_version });
       return runJob(spec, {
-        store: storeFromEnv(process.env),
+        store: await storeFromEnv(process.env),
         reporter,
         attempt,
         cacheDir: process.env.CAUSEWAY_CACHE_DIR,
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   return outcome.exitCode;
 }
 
-const tracing = initTracing("causeway-runner");
+const tracing = await initTracing("causeway-runner");
 try {
   process.exitCode = await main();
 } catch (err) {

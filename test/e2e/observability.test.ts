@@ -100,7 +100,7 @@ let base: string;
 let runner: InProcessRunner;
 
 beforeAll(async () => {
-  tracing = initTracing("causeway-e2e", { exporter });
+  tracing = await initTracing("causeway-e2e", { exporter });
   dir = await mkdtemp(join(tmpdir(), "causeway-observability-"));
   const config = loadConfig({
     CAUSEWAY_DATA_DIR: dir,

@@ -22,7 +22,7 @@ import {
   validationArtifacts,
 } from "../../api/src/testing/helper.ts";
 import { signCallback, deriveCallbackKey, type RunnerCallback } from "@causeway/contract";
-import { S3ObjectStore } from "@causeway/runner/storage";
+import { S3ObjectStore } from "@causeway/runner/storage/s3";
 import { uniquePrefix } from "../harness/isolation.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
 import { productionEnv } from "../builders/production-env.ts";

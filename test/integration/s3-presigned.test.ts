@@ -2,7 +2,7 @@
 // signatures and expiry the way AWS S3 does; s3rver, the shared test S3, accepts any link.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3ObjectStore } from "../../runner/src/storage/index.ts";
+import { S3ObjectStore } from "../../runner/src/storage/s3-store.ts";
 import { startMinio } from "../harness/minio.ts";
 import type { S3Server } from "../harness/s3.ts";
 

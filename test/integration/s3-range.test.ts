@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { uniquePrefix } from "../harness/isolation.ts";
-import { ObjectNotFound, S3ObjectStore } from "../../runner/src/storage/index.ts";
+import { ObjectNotFound } from "../../runner/src/storage/index.ts";
+import { S3ObjectStore } from "../../runner/src/storage/s3-store.ts";
 
 const prefix = uniquePrefix("s3-range");
 

@@ -253,7 +253,7 @@ models
       const scoring = ScoringVersion.safeParse(o.scoring ?? (o.version === "v2" ? "v2" : "v1"));
       if (!scoring.success) throw new Error(`--scoring must be one of ${ScoringVersion.options.join(", ")}`);
       await withDb(async (db, config) => {
-        const store = openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
+        const store = await openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
         const result = await importAndRegisterModel(
           { db, store, runner: runnerPieces },
           {

@@ -2,14 +2,14 @@
  * The object store of the context: the configured object store (a directory whose links the API
  * serves itself, or S3) and the matching storage variables for runner processes.
  */
-import { FsObjectStore, S3ObjectStore, type ObjectStore } from "@causeway/runner/storage";
+import { FsObjectStore, openS3ObjectStore, type ObjectStore } from "@causeway/runner/storage";
 import type { Config } from "../config.ts";
 import type { DownloadTokens } from "../storage/download-tokens.ts";
 
-export function openObjectStore(config: Config, tokens: DownloadTokens): ObjectStore {
+export async function openObjectStore(config: Config, tokens: DownloadTokens): Promise<ObjectStore> {
   const s = config.storage;
   if (s.kind === "fs") return new FsObjectStore(s.dir, tokens.signer(config.publicUrl));
-  return new S3ObjectStore({
+  return openS3ObjectStore({
     bucket: s.bucket,
     region: s.region,
     endpoint: s.endpoint,

@@ -9,8 +9,8 @@ import { KubernetesDispatcher } from "../dispatch/kubernetes.ts";
 
 const exporter = new InMemorySpanExporter();
 let tracing: TracingHandle;
-beforeAll(() => {
-  tracing = initTracing("causeway-api-test", { exporter });
+beforeAll(async () => {
+  tracing = await initTracing("causeway-api-test", { exporter });
 });
 afterAll(async () => {
   await tracing.shutdown();

@@ -17,7 +17,7 @@ const INCOMING_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const INCOMING = `00-${INCOMING_TRACE}-00f067aa0ba902b7-01`;
 
 beforeAll(async () => {
-  tracing = initTracing("causeway-api-test", { exporter });
+  tracing = await initTracing("causeway-api-test", { exporter });
   const logger: FastifyBaseLogger = pino(apiLoggerOptions("info", REDACT_PATHS, { isTTY: false }), {
     write: (line: string) => void lines.push(line),
   });

@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 describe("tracing off", () => {
-  it("is off unless OTEL_* ask for it", () => {
+  it("is off unless OTEL_* ask for it", async () => {
     expect(tracingRequested({})).toBe(false);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toBe(true);
     expect(
@@ -36,7 +36,7 @@ describe("tracing off", () => {
     expect(
       tracingRequested({ OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }),
     ).toBe(false);
-    expect(initTracing("causeway-api").enabled).toBe(false);
+    expect((await initTracing("causeway-api")).enabled).toBe(false);
   });
 
   it("passes an incoming traceparent on to the job and the logs unchanged", async () => {

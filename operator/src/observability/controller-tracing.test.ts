@@ -41,8 +41,8 @@ function gateway(resource: CausewayResource): KubeGateway & { jobs: V1Job[] } {
 
 const exporter = new InMemorySpanExporter();
 let tracing: TracingHandle;
-beforeAll(() => {
-  tracing = initTracing("causeway-operator-test", { exporter });
+beforeAll(async () => {
+  tracing = await initTracing("causeway-operator-test", { exporter });
 });
 afterAll(async () => {
   await tracing.shutdown();

@@ -62,8 +62,8 @@ async function runOne(raw: unknown): Promise<void> {
   await send({ type: "done", job_id: spec.job_id, exit_code: exitCode, rss: process.memoryUsage().rss });
 }
 
-const tracing = initTracing("causeway-runner");
-const store = storeFromEnv(process.env);
+const tracing = await initTracing("causeway-runner");
+const store = await storeFromEnv(process.env);
 const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
 const preload = process.env[PRELOAD_MODEL_ENV];
 // Warm the model before the first job; a failure here is reported by that job's own load.

@@ -3,7 +3,7 @@
  * executor set these variables; the names match the API's configuration.
  */
 import { z } from "zod";
-import { FsObjectStore, S3ObjectStore, type ObjectStore } from "../storage/index.ts";
+import { FsObjectStore, openS3ObjectStore, type ObjectStore } from "../storage/index.ts";
 
 const StorageEnv = z.discriminatedUnion("CAUSEWAY_STORAGE", [
   z.object({ CAUSEWAY_STORAGE: z.literal("fs"), CAUSEWAY_STORAGE_DIR: z.string().min(1) }),
@@ -18,7 +18,7 @@ const StorageEnv = z.discriminatedUnion("CAUSEWAY_STORAGE", [
   }),
 ]);
 
-export function storeFromEnv(env: NodeJS.ProcessEnv): ObjectStore {
+export async function storeFromEnv(env: NodeJS.ProcessEnv): Promise<ObjectStore> {
   const parsed = StorageEnv.safeParse({ CAUSEWAY_STORAGE: "fs", ...env });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -26,7 +26,7 @@ export function storeFromEnv(env: NodeJS.ProcessEnv): ObjectStore {
   }
   const cfg = parsed.data;
   if (cfg.CAUSEWAY_STORAGE === "fs") return new FsObjectStore(cfg.CAUSEWAY_STORAGE_DIR);
-  return new S3ObjectStore({
+  return openS3ObjectStore({
     bucket: cfg.S3_BUCKET,
     region: cfg.S3_REGION,
     endpoint: cfg.S3_ENDPOINT,

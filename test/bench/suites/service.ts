@@ -338,6 +338,12 @@ const row = (
 export const suite: BenchSuite = {
   name: "service",
   async run(): Promise<BenchRow[]> {
+    // Checked first: the jobs part takes minutes before the first wrk run.
+    await run("wrk", ["--version"]).catch((err: unknown) => {
+      // wrk prints its version and exits 1; only a missing binary is an error.
+      if ((err as NodeJS.ErrnoException).code === "ENOENT")
+        throw new Error("the service suite needs wrk (Debian: apt-get install wrk)");
+    });
     const rows: BenchRow[] = [];
     const dir = await mkdtemp(join(tmpdir(), "causeway-bench-service-"));
     const log = (m: string) => process.stderr.write(`  service: ${m}\n`);
