@@ -66,8 +66,10 @@ const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
 const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
 const preload = process.env[PRELOAD_MODEL_ENV];
-// Warm the model before the first job; a failure here is reported by that job's own load.
+// Warm the model and both kinds' modules (run-job.ts loads them on demand) before the first
+// job; a failure here is reported by that job's own load.
 if (preload) await loadModel(store, preload, { cacheDir }).catch(() => {});
+await Promise.all([import("./prediction-job.ts"), import("./causal-job.ts")]);
 
 // Jobs arrive one at a time (the parent never sends a second before "done").
 let queue = Promise.resolve();

@@ -17,8 +17,7 @@ import {
 import { loadModel, type Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";
-import { runCausalAnalysisJob } from "./causal-job.ts";
-import { runPrediction, type LocalInputs } from "./prediction-job.ts";
+import type { LocalInputs } from "./prediction-job.ts";
 import type { FinalReport, Reporter } from "./reporter.ts";
 import { RunMetadata } from "./run-metadata.ts";
 
@@ -56,6 +55,9 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
       const inputs = await fetchInputs(spec, ctx.store, workDir);
       metadata.set("inputs", spec.inputs);
       await ctx.reporter.step("inputs_downloaded");
+      // Each kind loads only its own modules: a causal analysis never reads AnnData or runs DE,
+      // so a one-shot runner (a Kubernetes Job) starts faster for it.
+      const { runPrediction } = await import("./prediction-job.ts");
       const success = await runPrediction({
         predictionId: spec.job_id,
         jobType: spec.job_type,
@@ -69,6 +71,7 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
       });
       report = { status: "completed", ...success };
     } else {
+      const { runCausalAnalysisJob } = await import("./causal-job.ts");
       const success = await runCausalAnalysisJob({
         spec,
         model,
