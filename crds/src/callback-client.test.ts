@@ -120,6 +120,6 @@ describe("sendCallback", () => {
       { attempts: 2, firstDelayMs: 0, maxDelayMs: 0, timeoutMs: 1000 },
     );
     expect(delivery.delivered).toBe(false);
-    expect(delivery.delivered === false && delivery.reason).toMatch(/fetch failed/);
+    expect(delivery.delivered === false && delivery.reason).toMatch(/ECONNREFUSED/);
   });
 });
