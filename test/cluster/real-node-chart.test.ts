@@ -85,6 +85,23 @@ afterAll(async () => {
     .catch(() => undefined);
 });
 
+/** The first Ready pod of one of the chart's components (its Deployment's pods). */
+function readyPod(component: "api" | "operator"): Promise<V1Pod> {
+  return waitFor(
+    `a ${component} pod Ready`,
+    async () => {
+      const pods = await clients(admin).core.listNamespacedPod({
+        namespace,
+        labelSelector: `app.kubernetes.io/component=${component}`,
+      });
+      return pods.items.find((p: V1Pod) =>
+        p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+      );
+    },
+    { timeoutMs: 240_000, intervalMs: 1_000 },
+  );
+}
+
 describe("the chart on a real node", () => {
   it("helm install runs the migration hook and the API Pods become Ready from the API image", async () => {
     const tag = image("api").reference.split(":")[1] ?? "";
@@ -115,20 +132,7 @@ describe("the chart on a real node", () => {
       ],
       { maxBuffer: 16 * 1024 * 1024 },
     );
-    const { core } = clients(admin);
-    const ready = await waitFor(
-      "an API pod Ready",
-      async () => {
-        const pods = await core.listNamespacedPod({
-          namespace,
-          labelSelector: "app.kubernetes.io/component=api",
-        });
-        return pods.items.find((p: V1Pod) =>
-          p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-        );
-      },
-      { timeoutMs: 240_000, intervalMs: 1_000 },
-    );
+    const ready = await readyPod("api");
     const status = ready.status?.containerStatuses?.[0];
     expect(ready.spec?.nodeName).toBe(node?.name);
     expect(status?.image).toBe(`docker.io/${image("api").reference}`);
@@ -145,20 +149,8 @@ describe("the chart on a real node", () => {
   });
 
   it("the operator Pod reaches the API server through the kubernetes Service, becomes Ready and creates runner Jobs", async () => {
-    const { core, batch } = clients(admin);
-    const ready = await waitFor(
-      "the operator pod Ready",
-      async () => {
-        const pods = await core.listNamespacedPod({
-          namespace,
-          labelSelector: "app.kubernetes.io/component=operator",
-        });
-        return pods.items.find((p: V1Pod) =>
-          p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-        );
-      },
-      { timeoutMs: 240_000, intervalMs: 1_000 },
-    );
+    const { batch } = clients(admin);
+    const ready = await readyPod("operator");
     const status = ready.status?.containerStatuses?.[0];
     expect(ready.spec?.nodeName).toBe(node?.name);
     expect(status?.image).toBe(`docker.io/${image("operator").reference}`);

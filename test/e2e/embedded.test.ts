@@ -90,6 +90,17 @@ async function file(path: string): Promise<Blob> {
   return new Blob([await readFile(path)]);
 }
 
+/** The Kang split pair as a target_validation form (the upload every split test makes). */
+async function splitValidationForm(target: string): Promise<FormData> {
+  const form = new FormData();
+  form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
+  form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
+  form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+  form.set("job_type", "target_validation");
+  form.set("target", target);
+  return form;
+}
+
 /** Starts the server on the data directory (again, after a crash: same database and objects). */
 async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
   const port = await freePort();
@@ -131,12 +142,7 @@ afterAll(async () => {
 describe("embedded service on the Kang 2018 data", () => {
   it("target_validation on the split pair completes and every derived route answers from real results", async () => {
     const key = await newAccount("external");
-    const form = new FormData();
-    form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
-    form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
-    form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
-    form.set("job_type", "target_validation");
-    form.set("target", "STAT1|PROTEIN");
+    const form = await splitValidationForm("STAT1|PROTEIN");
     const created = await api(key, "/v1/predictions", { method: "POST", body: form });
     expect(created.status).toBe(202);
     const { prediction_id: id, status } = await json<{ prediction_id: string; status: string }>(created);
@@ -255,12 +261,7 @@ describe("embedded service on the Kang 2018 data", () => {
 
     const key = await newAccount("internal");
     const submit = async (modelVersion: string | null): Promise<Response> => {
-      const form = new FormData();
-      form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
-      form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
-      form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
-      form.set("job_type", "target_validation");
-      form.set("target", "STAT1|PROTEIN");
+      const form = await splitValidationForm("STAT1|PROTEIN");
       if (modelVersion !== null) form.set("model_version", modelVersion);
       return api(key, "/v1/predictions", { method: "POST", body: form });
     };
@@ -302,12 +303,7 @@ describe("embedded service on the Kang 2018 data", () => {
 
   it("a failing job reaches failed with its code, and a non-billable failure gives the quota back", async () => {
     const key = await newAccount("external");
-    const form = new FormData();
-    form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
-    form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
-    form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
-    form.set("job_type", "target_validation");
-    form.set("target", "NOTAGENE1|PROTEIN");
+    const form = await splitValidationForm("NOTAGENE1|PROTEIN");
     const { prediction_id: id } = await json<{ prediction_id: string }>(
       await api(key, "/v1/predictions", { method: "POST", body: form }),
     );
@@ -323,12 +319,7 @@ describe("embedded service on the Kang 2018 data", () => {
     const keys = [await newAccount("external"), await newAccount("internal")];
     const ids: string[] = [];
     for (const key of keys) {
-      const form = new FormData();
-      form.set("dataset_control", await file(join(SPLIT, "control.h5ad")), "control.h5ad");
-      form.set("dataset_pert", await file(join(SPLIT, "perturbed.h5ad")), "perturbed.h5ad");
-      form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
-      form.set("job_type", "target_validation");
-      form.set("target", "STAT1|PROTEIN");
+      const form = await splitValidationForm("STAT1|PROTEIN");
       const res = await api(key, "/v1/predictions", { method: "POST", body: form });
       expect(res.status).toBe(202);
       ids.push((await json<{ prediction_id: string }>(res)).prediction_id);
