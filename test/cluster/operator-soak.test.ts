@@ -102,32 +102,36 @@ describe.skipIf(cycles === 0)("operator soak", () => {
 
   afterAll(() => cluster?.teardown());
 
-  it(`${cycles} create/complete/delete cycles leak neither heap nor file descriptors`, async () => {
-    const size = 10;
-    await batch(size); // warm-up: caches, agents, JIT
-    const before = await settled();
-    const t0 = Date.now();
-    for (let done = 0; done < cycles; done += size) {
-      await batch(Math.min(size, cycles - done));
-      if ((done + size) % 1000 === 0) {
-        const now = await sample();
-        process.stderr.write(
-          `[soak] ${done + size} cycles in ${Math.round((Date.now() - t0) / 1000)} s: heap ${now.heap} bytes, fds ${now.fds}\n`,
-        );
+  it(
+    `${cycles} create/complete/delete cycles leak neither heap nor file descriptors`,
+    async () => {
+      const size = 10;
+      await batch(size); // warm-up: caches, agents, JIT
+      const before = await settled();
+      const t0 = Date.now();
+      for (let done = 0; done < cycles; done += size) {
+        await batch(Math.min(size, cycles - done));
+        if ((done + size) % 1000 === 0) {
+          const now = await sample();
+          process.stderr.write(
+            `[soak] ${done + size} cycles in ${Math.round((Date.now() - t0) / 1000)} s: heap ${now.heap} bytes, fds ${now.fds}\n`,
+          );
+        }
       }
-    }
-    // Let deletes, GC of Jobs and relists settle, then compare.
-    await waitFor("fds back to baseline", async () => (await sample()).fds <= before.fds + 5, {
-      timeoutMs: 60_000,
-      intervalMs: 1_000,
-    }).catch(() => undefined);
-    const after = await settled();
-    expect(operator.proc.exitCode).toBeNull();
-    process.stderr.write(
-      `[soak] ${cycles} cycles: heap ${before.heap} → ${after.heap} bytes, fds ${before.fds} → ${after.fds}\n`,
-    );
-    expect(after.heap - before.heap).toBeLessThan(20 * 1024 * 1024);
-    expect(Math.abs(after.fds - before.fds)).toBeLessThanOrEqual(5);
-    // About 0.3 s per cycle here; a generous second each, beyond the project's 10 minutes.
-  }, Math.max(600_000, cycles * 1000 + 300_000));
+      // Let deletes, GC of Jobs and relists settle, then compare.
+      await waitFor("fds back to baseline", async () => (await sample()).fds <= before.fds + 5, {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      }).catch(() => undefined);
+      const after = await settled();
+      expect(operator.proc.exitCode).toBeNull();
+      process.stderr.write(
+        `[soak] ${cycles} cycles: heap ${before.heap} → ${after.heap} bytes, fds ${before.fds} → ${after.fds}\n`,
+      );
+      expect(after.heap - before.heap).toBeLessThan(20 * 1024 * 1024);
+      expect(Math.abs(after.fds - before.fds)).toBeLessThanOrEqual(5);
+      // About 0.3 s per cycle here; a generous second each, beyond the project's 10 minutes.
+    },
+    Math.max(600_000, cycles * 1000 + 300_000),
+  );
 });
