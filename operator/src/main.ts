@@ -3,7 +3,8 @@
  * and metrics served from the start and a graceful shutdown on SIGTERM/SIGINT (the lease is
  * released so a successor need not wait for it to expire).
  */
-import { KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { type KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { PooledKubeConfig } from "./runtime/pooled-kube-config.ts";
 import { pino, type Logger } from "pino";
 import { jobFeatures, loadConfig, type OperatorConfig } from "./config.ts";
 import { systemClock } from "./runtime/clock.ts";
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     // Lines written during a reconcile carry its trace id.
     mixin: () => activeTraceFields(),
   });
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   kc.loadFromDefault();
   const metrics = new OperatorMetrics();
   const minor = await serverMinor(kc, log);
