@@ -26,6 +26,8 @@ async function submit(key: string): Promise<PredictionJobSpec> {
     payload: form.payload,
   });
   expect(res.statusCode, res.body).toBe(202);
+  // Submissions a second apart: recovery dispatches in submission order.
+  t.clock.advance(1000);
   return PredictionJobSpec.parse(t.dispatcher.specs.at(-1));
 }
 
