@@ -26,8 +26,10 @@ beforeAll(async () => {
   admin = cluster.admin;
   await cluster.startOperator({
     env: {
-      RUNNER_PENDING_TIMEOUT_SECONDS: "4",
-      RUNNER_ACTIVE_DEADLINE_SECONDS: "8",
+      // The second case needs the kubelet double to start its pod within the pending timeout:
+      // 4 s was too short on a loaded machine (the pod failed as PodPendingTimeout).
+      RUNNER_PENDING_TIMEOUT_SECONDS: "8",
+      RUNNER_ACTIVE_DEADLINE_SECONDS: "16",
       RUNNER_TERMINAL_GRACE_SECONDS: "1",
     },
   });
@@ -42,7 +44,7 @@ describe("stuck runner Jobs", () => {
     const t0 = Date.now();
     await createPrediction(admin, r);
     const failed = await waitForPhase(admin, namespace, name, "Failed", 60_000);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(3_500);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(7_500);
     expect(failed.status?.failure).toMatchObject({ reason: "PodPendingTimeout", errorCode: "job_stalled" });
     await waitFor(
       "the stalled Job deleted",
