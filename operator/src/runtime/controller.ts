@@ -170,7 +170,10 @@ export class Controller {
 
   private rememberDeleted(job: V1Job): void {
     const now = this.o.clock.now();
-    this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, { job, at: now });
+    this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, {
+      job: tombstoneOf(job),
+      at: now,
+    });
     for (const [k, t] of this.tombstones) {
       if (now - t.at < TOMBSTONE_TTL_MS && this.tombstones.size <= TOMBSTONE_MAX) break;
       this.tombstones.delete(k);
@@ -347,6 +350,30 @@ export class Controller {
         return unreachable(action);
     }
   }
+}
+
+/**
+ * What a deleted Job's tombstone keeps: the fields the decisions read of it (ownership, the
+ * finished conditions and counts, the deadline for its message, the timestamps). A whole Job
+ * (pod template, managedFields) is ~10 KB; with up to TOMBSTONE_MAX remembered, the operator's
+ * settled heap grew ~30 MB over a 3,000-cycle soak.
+ */
+function tombstoneOf(job: V1Job): V1Job {
+  const m = job.metadata ?? {};
+  return {
+    apiVersion: job.apiVersion,
+    kind: job.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      creationTimestamp: m.creationTimestamp,
+      deletionTimestamp: m.deletionTimestamp,
+      ownerReferences: m.ownerReferences,
+    },
+    spec: { activeDeadlineSeconds: job.spec?.activeDeadlineSeconds, template: {} },
+    status: job.status,
+  };
 }
 
 /** The pure decision for a resource of either kind. */
