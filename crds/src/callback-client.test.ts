@@ -1,11 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { callbackEndpoint, type CallbackEndpoint } from "../../test/builders/callback-endpoint.ts";
 import { deriveCallbackKey, verifyCallback } from "./callback-auth.ts";
 import { RunnerCallback, type ProgressCallback } from "./callback.ts";
 import { CALLBACK_RETRY, sendCallback, type CallbackRetryPolicy } from "./callback-client.ts";
 
 let api: CallbackEndpoint | undefined;
-afterEach(() => api?.close());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  return api?.close();
+});
 
 async function endpoint(
   statuses: (number | "hang")[],
@@ -64,6 +67,15 @@ describe("sendCallback", () => {
     const now = Math.floor(Date.now() / 1000);
     for (const r of received)
       expect(verifyCallback(keyHex, r.timestamp, r.body, r.signature, now)).toBe("ok");
+  });
+
+  it("does not use the global fetch (loading undici costs every runner ~19 MB)", async () => {
+    const { url, received } = await endpoint([]);
+    vi.stubGlobal("fetch", () => {
+      throw new Error("fetch used");
+    });
+    expect(await sendCallback({ url, keyHex, body }, CALLBACK_RETRY.bestEffort)).toEqual({ delivered: true });
+    expect(received).toHaveLength(1);
   });
 
   it("stops at once on an answer a retry cannot fix, and says which", async () => {

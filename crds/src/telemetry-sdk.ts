@@ -9,10 +9,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 
-export async function registerProvider(
-  serviceName: string,
-  exporter?: SpanExporter,
-): Promise<NodeTracerProvider> {
+export function registerProvider(serviceName: string, exporter?: SpanExporter): NodeTracerProvider {
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
     spanProcessors: [

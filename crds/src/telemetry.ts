@@ -42,7 +42,7 @@ export async function initTracing(
 ): Promise<TracingHandle> {
   if (!options.exporter && !tracingRequested()) return { enabled: false, shutdown: async () => {} };
   const { registerProvider } = await import("./telemetry-sdk.ts");
-  const provider = await registerProvider(process.env.OTEL_SERVICE_NAME ?? serviceName, options.exporter);
+  const provider = registerProvider(process.env.OTEL_SERVICE_NAME ?? serviceName, options.exporter);
   return { enabled: true, shutdown: () => provider.shutdown() };
 }
 

@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobSpec } from "@causeway/contract";
-import { RunnerPool, type JobEnd } from "./runner-pool.ts";
+import { RunnerPool, WARM_RUNNER_ENV, WARM_RUNNER_FLAGS, type JobEnd } from "./runner-pool.ts";
 
 // A stand-in for runner/src/jobs/pool-worker.ts speaking its protocol: the job's params say
 // what to do (crash, hang, or finish with an exit code and the process id as proof of reuse).
@@ -110,6 +110,20 @@ describe("RunnerPool", () => {
       expect(pidOf(c)).not.toBe(pidOf(b));
     } finally {
       await q.close();
+    }
+  });
+
+  it("starts its processes with the warm runners' V8 flags and malloc arenas", async () => {
+    const p = pool();
+    try {
+      await runOn(p, spec("flags"));
+      const pid = p.pids()[0]!;
+      const args = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+      const env = (await readFile(`/proc/${pid}/environ`, "utf8")).split("\0");
+      for (const flag of WARM_RUNNER_FLAGS) expect(args).toContain(flag);
+      for (const [name, value] of Object.entries(WARM_RUNNER_ENV)) expect(env).toContain(`${name}=${value}`);
+    } finally {
+      await p.close();
     }
   });
 });
