@@ -9,6 +9,7 @@ import { applyDegRule, filterByExpr, runDifferentialExpression, type DeResult } 
 import { pooledLog2FoldChanges } from "../de/pooled.ts";
 import type { PreparedContrast, PreparedSplit } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
+import type { ControlDepth } from "../scoring/index.ts";
 
 /** One row of degs.tsv (model.md §13). */
 export interface DegsTableRow {
@@ -47,6 +48,14 @@ export interface Contrast {
    * ignores it (its outputs for DEG lists are frozen); model v2 judges expression by it.
    */
   tableMeanCp10kControl?: Map<string, number>;
+  /**
+   * Genes the job's data measured: the count matrix's genes, or a DE table's rows, plus the
+   * DEGs; null for a bare DEG list. Model v2 ranks candidates whose gene is not among them after
+   * the measured ones.
+   */
+  measuredGenes: Set<string> | null;
+  /** The control arm's pooled counts per gene and their total; null without counts. */
+  controlDepth: ControlDepth | null;
   degsTable: DegsTableRow[];
   summary: DatasetSummary | null;
   /** Recorded in run_metadata.json. */
@@ -103,6 +112,15 @@ function expressionMaps(p: PreparedContrast): { control: Map<string, number>; bo
   return { control, both };
 }
 
+/** Pooled control-arm counts (every observation of the arm, as mean_cp10k uses). */
+function controlDepthOf(p: PreparedContrast): ControlDepth {
+  const { counts, librarySize } = p.pooled;
+  return {
+    librarySize: librarySize[0],
+    counts: new Map(p.pseudoBulk.genes.map((g, i) => [g, counts[i * 2]!])),
+  };
+}
+
 function tableRow(
   p: PreparedContrast,
   gi: number,
@@ -151,6 +169,8 @@ export function contrastFromMerged(model: Model, p: PreparedContrast, nContrasts
     log2fc: new Map(de.genes.map((r) => [r.gene, r.log2FC])),
     meanCp10kControl: control,
     meanCp10kBoth: both,
+    measuredGenes: new Set(p.pseudoBulk.genes),
+    controlDepth: controlDepthOf(p),
     degsTable,
     summary: p.summary,
     metadata: { ...p.metadata, deg_rule: rule.rule, large_deg_set: rule.largeDegSet, logfc_method: "glm" },
@@ -208,6 +228,8 @@ export function contrastFromSplit(model: Model, p: PreparedSplit): Contrast {
     log2fc,
     meanCp10kControl: control,
     meanCp10kBoth: both,
+    measuredGenes: new Set([...genes, ...degSymbols]),
+    controlDepth: controlDepthOf(p),
     degsTable,
     summary: { ...p.summary, n_degs: p.degs.nDegs },
     metadata: { ...p.metadata, logfc_method: p.logfcMethod, unresolved_degs: p.degs.unresolved },
@@ -267,6 +289,8 @@ export function contrastFromDegList(
     meanCp10kControl: new Map(),
     meanCp10kBoth: new Map(),
     ...(tableExpression.size > 0 ? { tableMeanCp10kControl: tableExpression } : {}),
+    measuredGenes: table ? new Set(universe) : null,
+    controlDepth: null,
     degsTable,
     summary: { n_degs: degSymbols.size },
     metadata: { input: "deg_list", logfc_method: table ? "de_table" : "none" },

@@ -147,4 +147,23 @@ describe("model v2 on a DEG list with a DE table that carries expression", async
     expect(cell(t1, "IRF9|PROTEIN", "protein_expressed")).toBe("NA");
     expect(t1.rows.every((r) => r[t1.columns.indexOf("protein_expressed")] === "NA")).toBe(true);
   });
+
+  it("v2 ranks candidates whose gene the table does not list after the listed ones, and says which", () => {
+    const col = (name: string) => t2.columns.indexOf(name);
+    const own = new Map(
+      t2.rows.map((r) => [
+        r[col("id")],
+        r[col("protein_expressed")] === "FALSE" ? 2 : r[col("gene_measured")] === "FALSE" ? 1 : 0,
+      ]),
+    );
+    // A single-edge proxy ranks with the candidate it feeds.
+    const tiers = t2.rows.map((r) =>
+      Math.max(own.get(r[col("id")])!, r[col("proxy_of")] === "NA" ? 0 : own.get(r[col("proxy_of")])!),
+    );
+    expect(tiers.filter((t) => t === 0).length).toBeGreaterThan(0);
+    expect(tiers.filter((t) => t === 1).length).toBeGreaterThan(0);
+    expect(tiers).toEqual([...tiers].sort((a, b) => a - b));
+    expect(cell(t2, "STAT1|PROTEIN", "gene_measured")).toBe(degs.includes("STAT1") ? "TRUE" : "FALSE");
+    expect(t1.columns).not.toContain("gene_measured");
+  });
 });

@@ -75,6 +75,8 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
       scoreTargetsWith(scoring, {
         model,
         log2fc: contrast.log2fc,
+        ...(contrast.measuredGenes ? { measuredGenes: contrast.measuredGenes } : {}),
+        ...(contrast.controlDepth ? { controlDepth: contrast.controlDepth } : {}),
         universe: contrast.universe,
         degs: contrast.mappedDegs,
         degSignificanceFold: run.params.deg_significance_fold,

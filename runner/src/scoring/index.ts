@@ -16,7 +16,9 @@ export { randomize, type RandomizationStats, type SignificanceIndicator } from "
 export {
   scoreTargetsV2,
   singleEdgeProxies,
+  pvalueExpressed,
   V2_DEFAULTS,
+  type ControlDepth,
   type ScoreTargetsV2Input,
   type V2Settings,
   type V2Evidence,

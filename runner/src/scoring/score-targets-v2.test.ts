@@ -6,7 +6,12 @@ import { benjaminiHochberg } from "./bh.ts";
 import { benjaminiYekutieli } from "./by.ts";
 import { cauchy, combine, simes } from "./combine-pvalues.ts";
 import { scoreTargets } from "./score-targets.ts";
-import { scoreTargetsV2, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
+import {
+  pvalueExpressed,
+  scoreTargetsV2,
+  singleEdgeProxies,
+  type ScoreTargetsV2Input,
+} from "./score-targets-v2.ts";
 
 // A: a TF with a small regulon (x, y up; z down) that also signals into the hub H.
 // H: a hub TF regulating most genes. P: a protein whose only edge enters H (a proxy).
@@ -45,7 +50,7 @@ describe("model v2 scoring", async () => {
     nRandomizations: 0,
     seedSource: "toy/",
     log2fc: fc,
-    settings: { evidence: "propagated+direct+direction", combine: "simes" },
+    settings: { evidence: "propagated+direct+direction", combine: "simes", unmeasured: "after_measured" },
     jobType: "target_validation",
   };
   const res = scoreTargetsV2(input);
@@ -87,7 +92,11 @@ describe("model v2 scoring", async () => {
 
   it("combines the ULM p-value only where a candidate has one (five signed targets measured)", () => {
     // Every toy regulon has fewer than five targets: the ULM setting falls back to the others.
-    const settings = { evidence: "propagated+direct+ulm", combine: "truncated_cauchy" } as const;
+    const settings = {
+      evidence: "propagated+direct+ulm",
+      combine: "truncated_cauchy",
+      unmeasured: "after_measured",
+    } as const;
     const ulm = scoreTargetsV2({ ...input, settings });
     const base = scoreTargetsV2({ ...input, settings: { ...settings, evidence: "propagated+direct" } });
     expect(ulm.rows.every((r) => r.pvalue_ulm === null)).toBe(true);
@@ -112,6 +121,78 @@ describe("model v2 scoring", async () => {
     expect(last.id).toBe("A|PROTEIN");
     expect(last.protein_expressed).toBe(false);
     expect(expressed.rows.map((r) => r.rank)).toEqual(expressed.rows.map((_, i) => i));
+  });
+
+  // Evidence alone ranks A, C, H, P (H's proxy). Tiers: measured (or nothing measured), then
+  // not measured, then measured but not expressed; within a tier the evidence order holds.
+  it.each([
+    {
+      name: "nothing measured (a bare DEG list)",
+      measured: undefined,
+      rule: "after_measured",
+      order: "ACHP",
+    },
+    { name: "A not measured", measured: ["H", "P", "C"], rule: "after_measured", order: "CHPA" },
+    { name: "A not measured, rule in place", measured: ["H", "P", "C"], rule: "in_place", order: "ACHP" },
+    {
+      name: "A not measured, C measured but not expressed",
+      measured: ["H", "P", "C"],
+      rule: "after_measured",
+      order: "HPAC",
+      notExpressed: "C",
+    },
+    {
+      name: "A and H not measured: H's measured proxy P still follows H",
+      measured: ["P", "C"],
+      rule: "after_measured",
+      order: "CAHP",
+    },
+  ] as const)("ranks unmeasured candidates by tier: $name", ({ measured, rule, order, ...rest }) => {
+    const notExpressed = "notExpressed" in rest ? rest.notExpressed : null;
+    const ranked = scoreTargetsV2({
+      ...input,
+      settings: { ...input.settings!, unmeasured: rule },
+      ...(measured ? { measuredGenes: new Set<string>(measured) } : {}),
+      ...(notExpressed ? { meanCp10kControl: new Map([[notExpressed, 0]]) } : {}),
+    });
+    expect(ranked.rows.map((r) => r.id.split("|")[0]).join("")).toBe(order);
+    const a = ranked.rows.find((r) => r.id === "A|PROTEIN")!;
+    expect(a.gene_measured).toBe(measured ? measured.includes("A" as never) : null);
+    expect(a.unmeasured).toBe(rule);
+  });
+
+  // A (first on evidence) has 0.01 CP10k in the control arm, under the 0.1 threshold. Whether
+  // that is absence depends on depth: at 0.1 CP10k a 10⁷-count arm would hold 100 reads of it.
+  it.each([
+    { name: "no counts (a DE table's column): the threshold decides", depth: undefined, aLast: true },
+    { name: "a deep arm with 1 read: absent", depth: { librarySize: 1e7, count: 1 }, aLast: true },
+    {
+      name: "a shallow arm with 0 reads: too few to tell",
+      depth: { librarySize: 2e4, count: 0 },
+      aLast: false,
+    },
+  ])(
+    "ranks a gene under the expression threshold last only when the counts say so: $name",
+    ({ depth, aLast }) => {
+      const ranked = scoreTargetsV2({
+        ...input,
+        meanCp10kControl: new Map([["A", 0.01]]),
+        ...(depth
+          ? { controlDepth: { librarySize: depth.librarySize, counts: new Map([["A", depth.count]]) } }
+          : {}),
+      });
+      const a = ranked.rows.find((r) => r.id === "A|PROTEIN")!;
+      expect(a.protein_expressed).toBe(false);
+      expect(a.rank === ranked.rows.length - 1).toBe(aLast);
+      expect(a.pvalue_expressed).toBe(depth ? pvalueExpressed(depth.count, depth.librarySize, 0.1) : null);
+    },
+  );
+
+  it("pvalue_expressed is the Poisson probability of so few reads at the threshold", () => {
+    // λ = 10⁶ · 0.1 / 10⁴ = 10.
+    expect(pvalueExpressed(0, 1e6, 0.1)).toBeCloseTo(Math.exp(-10), 15);
+    expect(pvalueExpressed(2.7, 1e6, 0.1)).toBeCloseTo(Math.exp(-10) * (1 + 10 + 50), 15);
+    expect(pvalueExpressed(10, 1e6, 0.1)).toBeGreaterThan(0.5);
   });
 
   it("reorders the influence matrix rows with the ranking", () => {

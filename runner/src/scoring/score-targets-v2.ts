@@ -10,12 +10,16 @@
  *   (decoupler's method, ulm.ts) on the normal scores of every measured gene's fold change;
  * - single-edge proxies: a protein whose only out-edge enters another candidate carries no
  *   evidence of its own; it is ranked right after the candidate it feeds (`proxy_of`);
- * - expression: with counts, candidates whose gene is not expressed in the control arm
- *   (`protein_expressed = false`) are ranked after every other candidate;
+ * - expression: candidates whose gene is not expressed in the control arm
+ *   (`protein_expressed = false`) are ranked after every other candidate, when the counts are
+ *   deep enough to say so (`pvalueExpressed`); optionally, candidates
+ *   whose gene the job's data did not measure at all rank after the measured ones (a driver must
+ *   be expressed in the cells, and the data gives no support that an unmeasured gene is);
  * - `qvalue` is Benjamini–Yekutieli instead of Benjamini–Hochberg (by.ts says why).
  *
  * The result has v1's shape and columns plus artifact-only columns (model.md §7.6 allows them).
  */
+import poissonCdf from "@stdlib/stats-base-dists-poisson-cdf";
 import type { Model } from "../model/index.ts";
 import { benjaminiYekutieli } from "./by.ts";
 import { combine, type CombineRule } from "./combine-pvalues.ts";
@@ -33,22 +37,62 @@ import {
 export type V2Evidence =
   "propagated" | "propagated+direct" | "propagated+direct+direction" | "propagated+direct+ulm";
 
+/**
+ * Where a candidate whose gene the job's data did not measure ranks: in place (by its evidence,
+ * like any other), or after every measured candidate (and before the measured but not expressed
+ * ones, which the data speaks against). Jobs without measured genes (a bare DEG list) rank
+ * every candidate in place.
+ */
+export type UnmeasuredRule = "in_place" | "after_measured";
+
 /** The settings of model v2, chosen by leave-one-case-out cross-validation (validation/cross-validation.ts). */
 export interface V2Settings {
   evidence: V2Evidence;
   combine: CombineRule;
+  unmeasured: UnmeasuredRule;
 }
 
 /** Model v2 defaults: the setting chosen by cross-validation over all shared known-answer cases. */
-export const V2_DEFAULTS: V2Settings = { evidence: "propagated+direct", combine: "cauchy" };
+export const V2_DEFAULTS: V2Settings = {
+  evidence: "propagated+direct",
+  combine: "cauchy",
+  unmeasured: "after_measured",
+};
 
 /** Inputs of `scoreTargetsV2`: v1's, plus fold changes for the direction score. */
 export interface ScoreTargetsV2Input extends ScoreTargetsInput {
   /** log2 fold change per symbol (perturbed vs control); absent or null → unknown. */
   log2fc?: ReadonlyMap<string, number | null>;
+  /**
+   * Every gene the job's data measured (the count matrix's genes, or a DE table's rows, plus the
+   * DEGs); absent when the job has only a DEG list.
+   */
+  measuredGenes?: ReadonlySet<string>;
+  /** Pooled raw counts of the control arm per gene and their total, when the job has counts. */
+  controlDepth?: ControlDepth;
   settings?: V2Settings;
   /** The v1 result for the same input, when the caller already has it (validation, benchmarks). */
   v1?: ScoreTargetsResult;
+}
+
+/** The control arm's pooled counts: whether a low mean is absence or too few reads to tell. */
+export interface ControlDepth {
+  librarySize: number;
+  counts: ReadonlyMap<string, number>;
+}
+
+/** Below this `pvalue_expressed`, a gene under the expression threshold counts as not expressed. */
+export const NOT_EXPRESSED_ALPHA = 0.05;
+
+/**
+ * P[X ≤ count] for X ~ Poisson(librarySize · threshold / 10⁴): how likely the control arm's
+ * pooled count is if the gene were expressed at `threshold` counts per 10,000. A small value
+ * says the gene is below the threshold; a large one says the arm was too shallow to tell (a
+ * sparse single-cell arm can miss an expressed transcription factor, such as STAT1 in resting
+ * T cells, which no count-based rule should call absent).
+ */
+export function pvalueExpressed(count: number, librarySize: number, threshold: number): number {
+  return poissonCdf(Math.floor(count), (librarySize * threshold) / 1e4);
 }
 
 /** Artifact-only columns v2 adds to target_scores.tsv (model.md §7.6 allows extra columns there). */
@@ -62,8 +106,11 @@ export const V2_EXTRA_COLUMNS = [
   "ulm_t",
   "pvalue_ulm",
   "proxy_of",
+  "gene_measured",
+  "pvalue_expressed",
   "evidence",
   "combine",
+  "unmeasured",
 ] as const;
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
@@ -146,11 +193,28 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
   }
   // A proxy's evidence is its hub's: it may not rank above it.
   const p = Float64Array.from(own, (v, s) => (proxyOf[s]! >= 0 ? Math.max(v, own[proxyOf[s]!]!) : v));
-  const notExpressed = (s: number): number => (bySource[s]!.protein_expressed === false ? 1 : 0);
   const ids = model.sourceSymbols;
+  const measured = (s: number): boolean | null => input.measuredGenes?.has(ids[s]!) ?? null;
+  const depth = input.controlDepth;
+  const pExpressed = Float64Array.from({ length: nS }, (_, s) =>
+    depth && bySource[s]!.protein_expressed === false
+      ? pvalueExpressed(depth.counts.get(ids[s]!) ?? 0, depth.librarySize, input.minMeanExpression)
+      : NaN,
+  );
+  // Without counts (a DE table's mean_cp10k_ctrl) the threshold alone decides.
+  const notExpressed = (s: number): boolean =>
+    bySource[s]!.protein_expressed === false &&
+    (Number.isNaN(pExpressed[s]!) || pExpressed[s]! < NOT_EXPRESSED_ALPHA);
+  // 0: measured (or nothing measured), 1: not measured, 2: measured and not expressed.
+  const tier = (s: number): number =>
+    notExpressed(s) ? 2 : settings.unmeasured === "after_measured" && measured(s) === false ? 1 : 0;
+  // A proxy never outranks the candidate it feeds, so it takes that candidate's tier when lower.
+  const tiers = Int8Array.from({ length: nS }, (_, s) =>
+    Math.max(tier(s), proxyOf[s]! >= 0 ? tier(proxyOf[s]!) : 0),
+  );
   const order = Array.from({ length: nS }, (_, i) => i).sort(
     (a, b) =>
-      notExpressed(a) - notExpressed(b) ||
+      tiers[a]! - tiers[b]! ||
       p[a]! - p[b]! ||
       (proxyOf[a]! >= 0 ? 1 : 0) - (proxyOf[b]! >= 0 ? 1 : 0) ||
       (bySource[b]!.z_score ?? 0) - (bySource[a]!.z_score ?? 0) ||
@@ -178,8 +242,11 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       ulm_t: Number.isFinite(ulm.t[s]!) ? ulm.t[s]! : null,
       pvalue_ulm: Number.isFinite(ulm.p[s]!) ? ulm.p[s]! : null,
       proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
+      gene_measured: measured(s),
+      pvalue_expressed: Number.isFinite(pExpressed[s]!) ? pExpressed[s]! : null,
       evidence: settings.evidence,
       combine: settings.combine,
+      unmeasured: settings.unmeasured,
     };
   });
 

@@ -48,6 +48,9 @@ export function caseInput(model: Model, c: KnownAnswerCase, degs: string[]): Sco
     degSignificanceFold: 1,
     minMeanExpression: 0.1,
     meanCp10kControl: c.meanCp10kControl,
+    // What the case's data measured: its DE table's genes, or its count matrix's.
+    measuredGenes: new Set([...c.universe, ...(c.meanCp10kControl?.keys() ?? []), ...degs]),
+    ...(c.controlDepth ? { controlDepth: c.controlDepth } : {}),
     isDegSymbols: new Set(degs),
     nRandomizations: 0,
     seedSource: `${c.id}/`,

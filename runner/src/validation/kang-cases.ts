@@ -21,21 +21,30 @@ import { prepareMergedDataset, type PreparedContrast } from "../inputs/index.ts"
 import { contrastFromMerged } from "../jobs/contrast.ts";
 import type { Model } from "../model/index.ts";
 import { Xoshiro128ss, seedFrom } from "../scoring/prng.ts";
+import type { ControlDepth } from "../scoring/index.ts";
 import type { KnownAnswerCase } from "./known-answers.ts";
 
 export const KANG_EXPECTED = "STAT1";
 export const KANG_ACCEPTED = ["IFNAR1", "IFNAR2", "JAK1", "TYK2", "STAT1", "STAT2", "IRF9"];
 
 /** Bump when the way cases are made changes, so cached contrasts are rebuilt. */
-const CACHE_FORMAT = 2;
+const CACHE_FORMAT = 4;
 
 const CachedContrast = z.object({
   format: z.literal(CACHE_FORMAT),
   cellType: z.string(),
   universe: z.array(z.string()),
   degs: z.array(z.string()),
-  /** [gene, log2FC, stat, mean_cp10k_ctrl] */
-  genes: z.array(z.tuple([z.string(), z.number().nullable(), z.number().nullable(), z.number().nullable()])),
+  /** [gene, log2FC, stat] of the DE-tested genes */
+  genes: z.array(z.tuple([z.string(), z.number().nullable(), z.number().nullable()])),
+  /**
+   * [gene, mean_cp10k_ctrl] of every gene of the count matrix, tested or not: what a job
+   * measured, and whether it is expressed (model.md §7.5), as the product sees it.
+   */
+  controlCp10k: z.array(z.tuple([z.string(), z.number()])),
+  /** Pooled control-arm counts per gene (same order as controlCp10k) and their total. */
+  controlCounts: z.array(z.number()),
+  controlLibrary: z.number(),
   error: z.string().nullable(),
 });
 type CachedContrast = z.infer<typeof CachedContrast>;
@@ -121,6 +130,9 @@ async function buildContrast(
     universe: [],
     degs: [],
     genes: [],
+    controlCp10k: [],
+    controlCounts: [],
+    controlLibrary: 0,
     error: null,
   };
   let prepared: PreparedContrast | undefined;
@@ -131,7 +143,9 @@ async function buildContrast(
       ...empty,
       universe: c.universe,
       degs: c.mappedDegs,
-      genes: c.degsTable.map((r) => [r.gene, r.log2FC, r.stat, r.mean_cp10k_ctrl]),
+      genes: c.degsTable.map((r) => [r.gene, r.log2FC, r.stat]),
+      controlCp10k: [...c.meanCp10kControl],
+      ...depthOf(c.controlDepth!, [...c.meanCp10kControl.keys()]),
       error: null,
     };
   } catch (err) {
@@ -142,10 +156,23 @@ async function buildContrast(
     return {
       ...empty,
       universe: de ? de.genes.map((r) => r.gene) : [],
-      genes: de ? de.genes.map((r) => [r.gene, r.log2FC, r.stat, null]) : [],
+      genes: de ? de.genes.map((r) => [r.gene, r.log2FC, r.stat]) : [],
+      controlCp10k: prepared
+        ? prepared.pseudoBulk.genes.map((g, i) => [g, prepared!.meanCp10k.control[i]!] as [string, number])
+        : [],
+      ...(prepared
+        ? {
+            controlCounts: prepared.pseudoBulk.genes.map((_, i) => prepared!.pooled.counts[i * 2]!),
+            controlLibrary: prepared.pooled.librarySize[0],
+          }
+        : {}),
       error: err instanceof Error ? err.message : String(err),
     };
   }
+}
+
+function depthOf(depth: ControlDepth, genes: string[]): { controlCounts: number[]; controlLibrary: number } {
+  return { controlCounts: genes.map((g) => depth.counts.get(g) ?? 0), controlLibrary: depth.librarySize };
 }
 
 /** Every cell type of the Kang PBMC file as a case (or, with `permuted`, as a label-permuted null). */
@@ -180,11 +207,10 @@ export async function kangCases(
     }
     const logFC = new Map<string, number>();
     const stat = new Map<string, number>();
-    const expr = new Map<string, number>();
-    for (const [g, fc, st, e] of cached.genes) {
+    const expr = new Map(cached.controlCp10k);
+    for (const [g, fc, st] of cached.genes) {
       if (fc !== null && Number.isFinite(fc)) logFC.set(g, fc);
       if (st !== null && Number.isFinite(st)) stat.set(g, st);
-      if (e !== null) expr.set(g, e);
     }
     const id = `kang_${fileSafe(cellType).toLowerCase()}${permuted ? "_permuted" : ""}`;
     out.push({
@@ -203,6 +229,10 @@ export async function kangCases(
               logFC,
               stat,
               meanCp10kControl: expr,
+              controlDepth: {
+                librarySize: cached.controlLibrary,
+                counts: new Map(cached.controlCp10k.map(([g], i) => [g, cached.controlCounts[i]!])),
+              },
             }
           : null,
     });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { parseTsv } from "../artifacts/tsv.ts";
 import { readDeTable } from "../jobs/de-table.ts";
+import type { ControlDepth } from "../scoring/index.ts";
 import type { SymbolTable } from "../symbols/index.ts";
 
 const CaseJson = z.object({
@@ -36,6 +37,8 @@ export interface KnownAnswerCase {
   stat?: Map<string, number>;
   /** mean CP10k of the control arm, when the case was made from counts. */
   meanCp10kControl?: Map<string, number>;
+  /** Pooled control-arm counts, when the case was made from counts. */
+  controlDepth?: ControlDepth;
 }
 
 /** The signed statistic column of a DE table (see KnownAnswerCase.stat). */

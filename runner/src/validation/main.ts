@@ -7,8 +7,9 @@
  * leakage rule of §16.1 on (the headline) and off.
  *
  * v2's settings are chosen by leave-one-case-out cross-validation over the shared cases: the
- * v2 figure of a shared case comes from the setting chosen on the other shared cases; the Kang
- * cell-type cases use the setting chosen on all shared cases (they take no part in the choice).
+ * v2 figure of a shared case comes from the setting chosen on the other shared cases. The Kang
+ * cell-type cases take no part in any choice and are scored with the product default
+ * (`MODEL_V2`), as a user's job would be.
  *
  * Outputs: markdown on stdout, `validate.json` and `validate.png` in DIR (default
  * `.cache/validate/`), and the null calibration of §16.2 per model version.
@@ -37,7 +38,7 @@ import {
 } from "./baselines.ts";
 import { caseInput, nullSummaries, randomGeneSets, type NullSummary } from "./calibration.ts";
 import { renderValidationChart } from "./chart.ts";
-import { leaveOneCaseOut } from "./cross-validation.ts";
+import { cvObjective, leaveOneCaseOut } from "./cross-validation.ts";
 import { kangCases } from "./kang-cases.ts";
 import { listCases, readCase, type KnownAnswerCase } from "./known-answers.ts";
 import { mean, median, type CaseOutcome } from "./metrics.ts";
@@ -53,7 +54,8 @@ type Leakage = "controlled" | "as_shipped";
  * grid (runner/docs/model-v2.md reports it: with six cases it overfits).
  */
 const DEFAULT_HUB_GRID = [0, 0.25, 0.5];
-const SCORING_GRID: V2Settings[] = [
+type ScoringRule = Omit<V2Settings, "unmeasured">;
+const SCORING_RULES: ScoringRule[] = [
   { evidence: "propagated", combine: "simes" },
   { evidence: "propagated+direct", combine: "simes" },
   { evidence: "propagated+direct", combine: "cauchy" },
@@ -62,24 +64,30 @@ const SCORING_GRID: V2Settings[] = [
 ];
 /**
  * `--scoring-grid extended` adds the truncated Cauchy rule and the ULM activity p-value as a
- * third piece of evidence (30 settings with the default hub grid). Cross-validated it lowers
- * the median q but not the top-5 % count, and worsens the mean q and AUROC (NODAL and MEF2B
- * fall further), so model v2 ships the setting chosen from the base grid (runner/docs/model-v2.md).
+ * third piece of evidence. Cross-validated it lowers the median q but not the top-5 % count, and
+ * worsens the mean q and AUROC (NODAL and MEF2B fall further), so model v2 ships the setting
+ * chosen from the base grid (runner/docs/model-v2.md).
  */
-const EXTENDED_SCORING: V2Settings[] = [
+const EXTENDED_RULES: ScoringRule[] = [
   { evidence: "propagated+direct", combine: "truncated_cauchy" },
   { evidence: "propagated+direct+direction", combine: "truncated_cauchy" },
   { evidence: "propagated+direct+ulm", combine: "simes" },
   { evidence: "propagated+direct+ulm", combine: "cauchy" },
   { evidence: "propagated+direct+ulm", combine: "truncated_cauchy" },
 ];
+/** Each rule with unmeasured candidates in place (simpler, first) and ranked after the measured. */
+const withUnmeasured = (rules: readonly ScoringRule[]): V2Settings[] =>
+  (["in_place", "after_measured"] as const).flatMap((unmeasured) => rules.map((r) => ({ ...r, unmeasured })));
+const SCORING_GRID = withUnmeasured(SCORING_RULES);
+const EXTENDED_SCORING = withUnmeasured(EXTENDED_RULES);
 interface V2Setting {
   hub: number;
   scoring: V2Settings;
 }
 const gridOf = (hubs: readonly number[], scoring: readonly V2Settings[]): V2Setting[] =>
   hubs.flatMap((hub) => scoring.map((sc) => ({ hub, scoring: sc })));
-const settingName = (s: V2Setting): string => `h=${s.hub} ${s.scoring.evidence}/${s.scoring.combine}`;
+const settingName = (s: V2Setting): string =>
+  `h=${s.hub} ${s.scoring.evidence}/${s.scoring.combine}/unmeasured ${s.scoring.unmeasured}`;
 
 interface CaseResult {
   id: string;
@@ -291,12 +299,24 @@ async function main(): Promise<void> {
   process.stderr.write(`cases ready (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 
   const results: CaseResult[] = [];
+  /** Every grid setting on all shared cases: its CV objective and q per case (best first). */
+  const gridReport: Record<Leakage, { setting: string; objective: number; q: number[] }[]> = {
+    controlled: [],
+    as_shipped: [],
+  };
   const cvReport: Record<Leakage, { heldOut: string; setting: string; q: number }[]> = {
     controlled: [],
     as_shipped: [],
   };
   const chosenOnAll: Record<Leakage, string> = { controlled: "", as_shipped: "" };
-  let shipped: V2Setting = { hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings };
+  // The product default: what a user gets, so what the Kang cell-type cases (no part in any
+  // choice) and the null calibration are scored with.
+  const productDefault: V2Setting = { hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings };
+  if (!models.has(productDefault.hub))
+    models.set(
+      productDefault.hub,
+      await buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: MODEL_V2.walk }),
+    );
   const push = (
     c: KnownAnswerCase,
     group: CaseResult["group"],
@@ -335,7 +355,10 @@ async function main(): Promise<void> {
       model.nSources,
     );
     chosenOnAll[leakage] = settingName(cv.chosenOnAll);
-    if (leakage === "controlled") shipped = cv.chosenOnAll;
+    gridReport[leakage] = V2_GRID.map((setting, i) => {
+      const q = grid[i]!.map((o) => o.q);
+      return { setting: settingName(setting), objective: cvObjective(q, model.nSources), q };
+    }).sort((a, b) => a.objective - b.objective);
     shared.forEach((c, i) => {
       const chosen = cv.perCase[i]!.setting;
       const o = grid[V2_GRID.indexOf(chosen)]![i]!;
@@ -349,8 +372,8 @@ async function main(): Promise<void> {
         "kang_cell_type",
         leakage,
         "v2",
-        v2Outcomes(models, c, leakage, [cv.chosenOnAll])[0]!,
-        settingName(cv.chosenOnAll),
+        v2Outcomes(models, c, leakage, [productDefault])[0]!,
+        settingName(productDefault),
       );
       for (const [m, fo] of fixedMethods(model, c, leakage)) push(c, "kang_cell_type", leakage, m, fo);
     }
@@ -358,15 +381,10 @@ async function main(): Promise<void> {
   process.stderr.write(`rankings done (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 
   // Calibration on null inputs, with v2 as shipped.
-  const v2Shipped = {
-    model:
-      models.get(MODEL_V2.walk.hubExponent) ??
-      (await buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: MODEL_V2.walk })),
-    settings: MODEL_V2.settings,
-  };
-  if (settingName(shipped) !== settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings }))
+  const v2Shipped = { model: models.get(productDefault.hub)!, settings: productDefault.scoring };
+  if (chosenOnAll.controlled !== settingName(productDefault))
     process.stderr.write(
-      `warning: cross-validation on all shared cases chose ${settingName(shipped)}, but MODEL_V2 ships another setting\n`,
+      `note: cross-validation on all shared cases chose ${chosenOnAll.controlled}; the product default is ${settingName(productDefault)} (runner/docs/model-v2.md says why)\n`,
     );
   const calibration: NullSummary[] = [];
   for (const c of [...shared, ...kangOk.slice(0, 0)]) {
@@ -407,7 +425,7 @@ async function main(): Promise<void> {
     `# Validation (model.md §16): default network, |S| = ${model.nSources}, f = 1, R = 0`,
     "",
     `v2 settings by leave-one-case-out cross-validation over the ${shared.length} shared cases (objective: mean log10 q of the other cases);`,
-    `setting chosen on all shared cases (used for the Kang cell-type cases): leakage-controlled ${chosenOnAll.controlled}, as shipped ${chosenOnAll.as_shipped}; product default ${settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings })}.`,
+    `setting chosen on all shared cases: leakage-controlled ${chosenOnAll.controlled}, as shipped ${chosenOnAll.as_shipped}; product default (used for the Kang cell-type cases and the null calibration) ${settingName(productDefault)}.`,
   ];
   for (const leakage of ["controlled", "as_shipped"] as const) {
     const title =
@@ -426,6 +444,15 @@ async function main(): Promise<void> {
       "|---|---|---|",
     );
     for (const r of cvReport[leakage]) lines.push(`| ${r.heldOut} | ${r.setting} | ${fmtQ(r.q)} |`);
+    lines.push(
+      "",
+      `v2 grid on all shared cases (${leakage}), best 8 of ${V2_GRID.length} by the objective (mean log10 q; lower is better)`,
+      "",
+      `| setting | objective | ${sharedIds.join(" | ")} |`,
+      `|---|---|${sharedIds.map(() => "---").join("|")}|`,
+    );
+    for (const g of gridReport[leakage].slice(0, 8))
+      lines.push(`| ${g.setting} | ${g.objective.toFixed(3)} | ${g.q.map(fmtQ).join(" | ")} |`);
   }
   const skipped = kang.filter((k) => !k.case);
   if (skipped.length > 0)
@@ -484,8 +511,9 @@ async function main(): Promise<void> {
         n_sources: model.nSources,
         v2_grid: V2_GRID.map(settingName),
         v2_chosen_on_all: chosenOnAll,
-        v2_default: settingName({ hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings }),
+        v2_default: settingName(productDefault),
         cross_validation: cvReport,
+        v2_grid_on_all: gridReport,
         results,
         summaries,
         calibration,
