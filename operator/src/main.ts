@@ -4,7 +4,7 @@
  * released so a successor need not wait for it to expire).
  */
 import { type KubeConfig, VersionApi } from "@kubernetes/client-node";
-import { PooledKubeConfig } from "./runtime/pooled-kube-config.ts";
+import { PooledKubeConfig } from "@causeway/contract/kube";
 import { pino, type Logger } from "pino";
 import { jobFeatures, loadConfig, type OperatorConfig } from "./config.ts";
 import { systemClock } from "./runtime/clock.ts";

@@ -11,7 +11,8 @@
  * current reported state again (each apply is complete, not a delta).
  */
 import { readFileSync } from "node:fs";
-import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { PooledKubeConfig } from "@causeway/contract/kube";
 import { pino, type Logger } from "pino";
 import type { JobKind, JobSpec } from "@causeway/contract";
 import {
@@ -206,7 +207,8 @@ export function resolveNamespace(kc: KubeConfig, env: NodeJS.ProcessEnv = proces
 
 /** Entry point used by create-dispatcher.ts (in-cluster config, or KUBECONFIG outside). */
 export async function createKubernetesDispatcher(config: Config): Promise<Dispatcher> {
-  const kc = new KubeConfig();
+  // One connection pool for every request (client-node alone builds one per request).
+  const kc = new PooledKubeConfig();
   kc.loadFromDefault();
   const log = pino({ level: config.logLevel, base: { component: "kubernetes-dispatcher" } });
   return new KubernetesDispatcher({ client: clientNodeResources(kc), namespace: resolveNamespace(kc), log });

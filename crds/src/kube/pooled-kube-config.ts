@@ -1,5 +1,8 @@
 /**
- * A KubeConfig whose API clients and watches share one connection pool.
+ * `@causeway/contract/kube`: a KubeConfig whose API clients and watches share one connection
+ * pool, for the two components that talk to the API server (the operator and the API's
+ * Kubernetes dispatcher). `@kubernetes/client-node` is an optional peer dependency: only they
+ * import this file, and the runner image does not carry client-node.
  *
  * Why: client-node 2.0 builds a new undici Agent, with a connection pool of its own, in every
  * `applySecurityAuthentication` call, that is for every request and every watch. Nothing
