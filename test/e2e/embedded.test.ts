@@ -289,6 +289,30 @@ describe("embedded service on the Kang 2018 data", () => {
     const graph = await api(key, `/v1/predictions/${id}/causal-graph?top_n_degs=10&dpi=72`);
     expect(graph.headers.get("content-type")).toBe("image/png");
 
+    // target_id under v2 on the merged CD14 file: STAT1, the IFN-β driver, near the top.
+    const merged = new FormData();
+    merged.set("dataset", await file(join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad")), "cd14mono.h5ad");
+    merged.set("model_version", "v2");
+    const byId = await json<{ prediction_id: string }>(
+      await api(key, "/v1/predictions", { method: "POST", body: merged }),
+    );
+    const idDone = await waitDone(key, byId.prediction_id);
+    expect(idDone.status, JSON.stringify(idDone)).toBe("completed");
+    expect(await runMetadata(idDone)).toMatchObject({ model_version: "v2", scoring: { version: "v2" } });
+    const stat1 = (idDone.results as { id: string; rank_percentage: number }[]).find(
+      (r) => r.id === "STAT1|PROTEIN",
+    );
+    expect(stat1?.rank_percentage).toBeLessThanOrEqual(0.05);
+    // The derived routes are target_validation's (above); a target_id result leads to a causal analysis.
+    const ca = await api(key, "/v1/causal-analysis", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ prediction_id: byId.prediction_id, target: "STAT1|PROTEIN" }),
+    });
+    expect(ca.status).toBe(202);
+    const { causal_analysis_id: caId } = await json<{ causal_analysis_id: string }>(ca);
+    expect((await waitDone(key, caId, `/v1/causal-analysis/${caId}`)).status).toBe("completed");
+
     await admin("models", "set-default", "v2");
     try {
       const byDefault = await json<{ prediction_id: string }>(await submit(null));
