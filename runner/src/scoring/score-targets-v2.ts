@@ -168,6 +168,35 @@ function universeView(
   return { genes: Int32Array.from(genes), isDeg, log2fc, n };
 }
 
+/**
+ * The rank tier of every source: 0 measured (or nothing measured), 1 not measured (with
+ * `unmeasured = after_measured`), 2 measured and not expressed. A proxy never outranks the
+ * candidate it feeds, so it takes that candidate's tier when lower.
+ */
+function rankTiers(
+  input: ScoreTargetsV2Input,
+  settings: V2Settings,
+  bySource: readonly TargetScoreRow[],
+  proxyOf: Int32Array,
+): { tiers: Int8Array; measured: (boolean | null)[]; pExpressed: Float64Array } {
+  const ids = input.model.sourceSymbols;
+  const measured = ids.map((id) => input.measuredGenes?.has(id) ?? null);
+  const depth = input.controlDepth;
+  const pExpressed = Float64Array.from(ids, (id, s) =>
+    depth && bySource[s]!.protein_expressed === false
+      ? pvalueExpressed(depth.counts.get(id) ?? 0, depth.librarySize, input.minMeanExpression)
+      : NaN,
+  );
+  // Without counts (a DE table's mean_cp10k_ctrl) the threshold alone decides.
+  const notExpressed = (s: number): boolean =>
+    bySource[s]!.protein_expressed === false &&
+    (Number.isNaN(pExpressed[s]!) || pExpressed[s]! < NOT_EXPRESSED_ALPHA);
+  const tier = (s: number): number =>
+    notExpressed(s) ? 2 : settings.unmeasured === "after_measured" && measured[s] === false ? 1 : 0;
+  const tiers = Int8Array.from(ids, (_, s) => Math.max(tier(s), proxyOf[s]! >= 0 ? tier(proxyOf[s]!) : 0));
+  return { tiers, measured, pExpressed };
+}
+
 /** Scores every candidate with model v2. */
 export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
   const { model } = input;
@@ -194,24 +223,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
   // A proxy's evidence is its hub's: it may not rank above it.
   const p = Float64Array.from(own, (v, s) => (proxyOf[s]! >= 0 ? Math.max(v, own[proxyOf[s]!]!) : v));
   const ids = model.sourceSymbols;
-  const measured = (s: number): boolean | null => input.measuredGenes?.has(ids[s]!) ?? null;
-  const depth = input.controlDepth;
-  const pExpressed = Float64Array.from({ length: nS }, (_, s) =>
-    depth && bySource[s]!.protein_expressed === false
-      ? pvalueExpressed(depth.counts.get(ids[s]!) ?? 0, depth.librarySize, input.minMeanExpression)
-      : NaN,
-  );
-  // Without counts (a DE table's mean_cp10k_ctrl) the threshold alone decides.
-  const notExpressed = (s: number): boolean =>
-    bySource[s]!.protein_expressed === false &&
-    (Number.isNaN(pExpressed[s]!) || pExpressed[s]! < NOT_EXPRESSED_ALPHA);
-  // 0: measured (or nothing measured), 1: not measured, 2: measured and not expressed.
-  const tier = (s: number): number =>
-    notExpressed(s) ? 2 : settings.unmeasured === "after_measured" && measured(s) === false ? 1 : 0;
-  // A proxy never outranks the candidate it feeds, so it takes that candidate's tier when lower.
-  const tiers = Int8Array.from({ length: nS }, (_, s) =>
-    Math.max(tier(s), proxyOf[s]! >= 0 ? tier(proxyOf[s]!) : 0),
-  );
+  const { tiers, measured, pExpressed } = rankTiers(input, settings, bySource, proxyOf);
   const order = Array.from({ length: nS }, (_, i) => i).sort(
     (a, b) =>
       tiers[a]! - tiers[b]! ||
@@ -242,7 +254,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       ulm_t: Number.isFinite(ulm.t[s]!) ? ulm.t[s]! : null,
       pvalue_ulm: Number.isFinite(ulm.p[s]!) ? ulm.p[s]! : null,
       proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
-      gene_measured: measured(s),
+      gene_measured: measured[s]!,
       pvalue_expressed: Number.isFinite(pExpressed[s]!) ? pExpressed[s]! : null,
       evidence: settings.evidence,
       combine: settings.combine,
