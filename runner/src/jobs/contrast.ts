@@ -113,7 +113,7 @@ function expressionMaps(p: PreparedContrast): { control: Map<string, number>; bo
 }
 
 /** Pooled control-arm counts (every observation of the arm, as mean_cp10k uses). */
-function controlDepthOf(p: PreparedContrast): ControlDepth {
+export function controlDepthOf(p: PreparedContrast): ControlDepth {
   const { counts, librarySize } = p.pooled;
   return {
     librarySize: librarySize[0],

@@ -254,7 +254,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
       ulm_t: Number.isFinite(ulm.t[s]!) ? ulm.t[s]! : null,
       pvalue_ulm: Number.isFinite(ulm.p[s]!) ? ulm.p[s]! : null,
       proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
-      gene_measured: measured[s]!,
+      gene_measured: measured[s] ?? null,
       pvalue_expressed: Number.isFinite(pExpressed[s]!) ? pExpressed[s]! : null,
       evidence: settings.evidence,
       combine: settings.combine,

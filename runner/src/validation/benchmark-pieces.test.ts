@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { midRankPercentages, ulmScores } from "./baselines.ts";
-import { permutedFoldChanges, randomGeneSets } from "./calibration.ts";
+import { caseInput, permutedFoldChanges, randomGeneSets } from "./calibration.ts";
 import { leaveOneCaseOut } from "./cross-validation.ts";
 
 /** Ordinary least squares t-value of the slope, written out directly. */
@@ -96,5 +96,27 @@ describe("fold-change nulls", () => {
     const b = permutedFoldChanges(c, "s2");
     expect([...b.entries()]).not.toEqual([...a.entries()]);
     expect([...a.entries()].filter(([g, v]) => c.logFC.get(g) === v).length).toBeLessThan(10);
+  });
+});
+
+describe("a case as a job sees it", async () => {
+  const model = await toyModel();
+  it("counts as measured the table's genes, every gene of a count matrix and the DEGs, and passes the depth on", () => {
+    const table = { id: "t", expected: "A", accepted: ["A"], degs: ["x"], universe: ["y"], logFC: new Map() };
+    expect([...caseInput(model, table, ["x", "w"]).measuredGenes!].sort()).toEqual(["w", "x", "y"]);
+    expect(caseInput(model, table, ["x"]).controlDepth).toBeUndefined();
+    const depth = { librarySize: 1e6, counts: new Map([["z", 3]]) };
+    const counts = {
+      ...table,
+      // The count matrix holds z and A, which failed the DE filter and are not in the universe.
+      meanCp10kControl: new Map([
+        ["z", 0.03],
+        ["A", 0],
+      ]),
+      controlDepth: depth,
+    };
+    const input = caseInput(model, counts, ["x"]);
+    expect([...input.measuredGenes!].sort()).toEqual(["A", "x", "y", "z"]);
+    expect(input.controlDepth).toBe(depth);
   });
 });

@@ -18,10 +18,9 @@ import { writeTestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
 import { columnValues } from "../inputs/columns.ts";
 import { runDifferentialExpression } from "../de/index.ts";
 import { prepareMergedDataset, type PreparedContrast } from "../inputs/index.ts";
-import { contrastFromMerged } from "../jobs/contrast.ts";
+import { contrastFromMerged, controlDepthOf } from "../jobs/contrast.ts";
 import type { Model } from "../model/index.ts";
 import { Xoshiro128ss, seedFrom } from "../scoring/prng.ts";
-import type { ControlDepth } from "../scoring/index.ts";
 import type { KnownAnswerCase } from "./known-answers.ts";
 
 export const KANG_EXPECTED = "STAT1";
@@ -144,8 +143,7 @@ async function buildContrast(
       universe: c.universe,
       degs: c.mappedDegs,
       genes: c.degsTable.map((r) => [r.gene, r.log2FC, r.stat]),
-      controlCp10k: [...c.meanCp10kControl],
-      ...depthOf(c.controlDepth!, [...c.meanCp10kControl.keys()]),
+      ...controlArm(prepared!),
       error: null,
     };
   } catch (err) {
@@ -157,22 +155,22 @@ async function buildContrast(
       ...empty,
       universe: de ? de.genes.map((r) => r.gene) : [],
       genes: de ? de.genes.map((r) => [r.gene, r.log2FC, r.stat]) : [],
-      controlCp10k: prepared
-        ? prepared.pseudoBulk.genes.map((g, i) => [g, prepared!.meanCp10k.control[i]!] as [string, number])
-        : [],
-      ...(prepared
-        ? {
-            controlCounts: prepared.pseudoBulk.genes.map((_, i) => prepared!.pooled.counts[i * 2]!),
-            controlLibrary: prepared.pooled.librarySize[0],
-          }
-        : {}),
+      ...(prepared ? controlArm(prepared) : {}),
       error: err instanceof Error ? err.message : String(err),
     };
   }
 }
 
-function depthOf(depth: ControlDepth, genes: string[]): { controlCounts: number[]; controlLibrary: number } {
-  return { controlCounts: genes.map((g) => depth.counts.get(g) ?? 0), controlLibrary: depth.librarySize };
+/** Every gene of the count matrix with its control-arm mean CP10k and pooled reads, as a job sees them. */
+function controlArm(
+  p: PreparedContrast,
+): Pick<CachedContrast, "controlCp10k" | "controlCounts" | "controlLibrary"> {
+  const depth = controlDepthOf(p);
+  return {
+    controlCp10k: p.pseudoBulk.genes.map((g, i) => [g, p.meanCp10k.control[i]!]),
+    controlCounts: p.pseudoBulk.genes.map((g) => depth.counts.get(g)!),
+    controlLibrary: depth.librarySize,
+  };
 }
 
 /** Every cell type of the Kang PBMC file as a case (or, with `permuted`, as a label-permuted null). */
