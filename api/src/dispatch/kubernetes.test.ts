@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { aCausalAnalysis, aPrediction, JOB_ID } from "../../../test/builders/prediction.ts";
-import { KubernetesDispatcher, toReported, type ResourceClient } from "./kubernetes.ts";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PooledKubeConfig } from "@causeway/contract/kube";
+import { HttpMethod, RequestContext } from "@kubernetes/client-node";
+import { KubernetesDispatcher, apiServerConfig, toReported, type ResourceClient } from "./kubernetes.ts";
 import type { MirroredStatus } from "./dispatcher.ts";
 
 class FakeClient implements ResourceClient {
@@ -125,5 +130,40 @@ describe("KubernetesDispatcher.mirrorStatus", () => {
       progressPct: 100,
       errorMessage: "x".repeat(4000),
     });
+  });
+});
+
+describe("apiServerConfig", () => {
+  it("reads KUBECONFIG and hands every request the same connection pool", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "causeway-kubeconfig-"));
+    const saved = process.env.KUBECONFIG;
+    try {
+      const file = join(dir, "config");
+      const ca = Buffer.from("ca").toString("base64");
+      await writeFile(
+        file,
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Config",
+          clusters: [
+            { name: "c", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": ca } },
+          ],
+          users: [{ name: "u", user: { token: "t0ken" } }],
+          contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+          "current-context": "x",
+        }),
+      );
+      process.env.KUBECONFIG = file;
+      const kc = apiServerConfig();
+      expect(kc).toBeInstanceOf(PooledKubeConfig);
+      expect(kc.getCurrentCluster()?.server).toBe("https://127.0.0.1:6443");
+      const contexts = [1, 2].map(() => new RequestContext("https://127.0.0.1:6443/api", HttpMethod.GET));
+      for (const ctx of contexts) await kc.applySecurityAuthentication(ctx);
+      expect(contexts[1]!.getDispatcher()).toBe(contexts[0]!.getDispatcher());
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -205,11 +205,19 @@ export function resolveNamespace(kc: KubeConfig, env: NodeJS.ProcessEnv = proces
   }
 }
 
-/** Entry point used by create-dispatcher.ts (in-cluster config, or KUBECONFIG outside). */
-export async function createKubernetesDispatcher(config: Config): Promise<Dispatcher> {
-  // One connection pool for every request (client-node alone builds one per request).
+/**
+ * The API server connection: in-cluster config, or KUBECONFIG outside; one connection pool for
+ * every request (client-node alone builds one per request).
+ */
+export function apiServerConfig(): KubeConfig {
   const kc = new PooledKubeConfig();
   kc.loadFromDefault();
+  return kc;
+}
+
+/** Entry point used by create-dispatcher.ts. */
+export async function createKubernetesDispatcher(config: Config): Promise<Dispatcher> {
+  const kc = apiServerConfig();
   const log = pino({ level: config.logLevel, base: { component: "kubernetes-dispatcher" } });
   return new KubernetesDispatcher({ client: clientNodeResources(kc), namespace: resolveNamespace(kc), log });
 }
