@@ -18,6 +18,7 @@ import type { Model } from "../model/index.ts";
 import {
   MODEL_V2,
   scoreTargetsWith,
+  V3_WEIGHTS,
   type ScoreTargetsResult,
   type ScoringVersion,
 } from "../scoring/index.ts";
@@ -66,6 +67,9 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
     version: scoring,
     hub_exponent: model.manifest.hub_exponent,
     ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
+    ...(scoring === "v3"
+      ? { weights: V3_WEIGHTS, layers: (model.manifest.layers ?? []).map((l) => ({ name: l.name, kind: l.kind, sha256: l.sha256 })) }
+      : {}),
   });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];
   for (const contrast of contrasts) {
@@ -82,7 +86,7 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
         degSignificanceFold: run.params.deg_significance_fold,
         minMeanExpression: run.params.min_mean_expression,
         meanCp10kControl:
-          scoring === "v2" && contrast.meanCp10kControl.size === 0
+          scoring !== "v1" && contrast.meanCp10kControl.size === 0
             ? contrast.tableMeanCp10kControl
             : contrast.meanCp10kControl,
         meanCp10kBoth: contrast.meanCp10kBoth,

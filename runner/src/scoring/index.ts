@@ -27,3 +27,11 @@ export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor, importOptionsFor }
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";
 export { ulmActivity, ULM_MIN_DF, type UlmActivity } from "./ulm.ts";
+export {
+  scoreTargetsV3,
+  activationState,
+  V3_WEIGHTS,
+  V3_EXTRA_COLUMNS,
+  type ScoreTargetsV3Input,
+  type V3Weights,
+} from "./score-targets-v3.ts";
