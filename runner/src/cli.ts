@@ -17,7 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
 import { normalizeDegs } from "./inputs/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
-import { ScoringVersion, walkFor } from "./scoring/index.ts";
+import { DEFAULT_SCORING_VERSION, ScoringVersion, walkFor } from "./scoring/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
@@ -60,7 +60,7 @@ function withCommon(cmd: Command): Command {
     .addOption(
       new Option("--model-version <version>", "model version: v1 or v2")
         .choices(ScoringVersion.options)
-        .default("v1"),
+        .default(DEFAULT_SCORING_VERSION),
     )
     .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer));
 }

@@ -16,6 +16,13 @@ import {
 
 export { ScoringVersion };
 
+/**
+ * The model a job gets when it names none: the command line's `--model-version` default and the
+ * `default_model` of `npm run validate`'s report. (The service's default is the first version
+ * of CAUSEWAY_MODEL_VERSIONS at first start.)
+ */
+export const DEFAULT_SCORING_VERSION: ScoringVersion = "v1";
+
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
   return version === "v2" ? scoreTargetsV2(input) : scoreTargets(input);
