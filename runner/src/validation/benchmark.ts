@@ -28,11 +28,15 @@ export function scoreCase(
   c: PreparedCase,
   methods: readonly RankingMethod[],
   targets: readonly string[],
+  /** Accumulates each method's seconds, when given. */
+  seconds?: Map<string, number>,
 ): CaseRecord[] {
   const out: CaseRecord[] = [];
   for (const m of methods) {
     if (m.appliesTo && !m.appliesTo(c)) continue;
+    const t0 = performance.now();
     const r = m.rank(c);
+    seconds?.set(m.name, (seconds.get(m.name) ?? 0) + (performance.now() - t0) / 1000);
     const n = r.candidates.length;
     const at = (s: string): number | null => {
       const i = r.indexOf(s);

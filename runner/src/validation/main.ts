@@ -35,7 +35,8 @@ import { renderDistributionChart } from "./distribution-chart.ts";
 import { kangCases } from "./kang-cases.ts";
 import { prepareKangCase } from "./kang-prepared.ts";
 import { loadMethods } from "./methods/registry.ts";
-import type { PreparedCase, ValidationContext } from "./methods/method.ts";
+import type { PreparedCase } from "./methods/method.ts";
+import { defaultNetworkContext } from "./context.ts";
 import { summarizeMethod, summaryTable, type CaseTruth, type MethodSummary } from "./summary.ts";
 
 const KNOWN_ANSWERS_V2_DIR = sharedData("known_answers_v2");
@@ -76,26 +77,6 @@ async function defaultCases(model: Model): Promise<PendingCase[]> {
   ];
 }
 
-/** One bundle per walk, built or read from the cache once. */
-function bundleLoader(): (walk: WalkParams) => Promise<Model> {
-  const loaded = new Map<string, Promise<Model>>();
-  return (walk) => {
-    const key = JSON.stringify(walk);
-    let m = loaded.get(key);
-    if (!m) {
-      m = buildModelFromFiles({
-        networkPath: DEFAULT_NETWORK,
-        hgncDir: HGNC_DIR,
-        walk,
-        onProgress: (done, total) =>
-          process.stderr.write(`\rinfluence bundle ${key}: ${done}/${total} blocks`),
-      });
-      loaded.set(key, m);
-    }
-    return m;
-  };
-}
-
 const seconds = (t0: number): string => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
 async function main(): Promise<void> {
@@ -108,13 +89,12 @@ async function main(): Promise<void> {
   });
   const outDir = resolve(values.out ?? join(".cache", "validate"));
   const t0 = performance.now();
-  const bundle = bundleLoader();
-  const primary = await bundle(V1_WALK);
-  const ctx: ValidationContext = {
-    bundle,
-    primary,
+  const ctx = await defaultNetworkContext({
     librariesDir: values.libraries ? resolve(values.libraries) : null,
-  };
+    onProgress: (walk, done, total) =>
+      process.stderr.write(`\rinfluence bundle ${walk}: ${done}/${total} blocks`),
+  });
+  const { primary } = ctx;
   const methods = await loadMethods(ctx);
   process.stderr.write(`\rmodels and methods ready (${seconds(t0)}), |S| = ${primary.nSources}\n`);
 
@@ -131,13 +111,19 @@ async function main(): Promise<void> {
 
   const records: CaseRecord[] = [];
   const tScore = performance.now();
+  const methodSeconds = new Map<string, number>([["prepare", 0]]);
   pending.forEach((c, i) => {
-    records.push(...scoreCase(c.prepare(primary), methods, targets));
+    const tp = performance.now();
+    const prepared = c.prepare(primary);
+    methodSeconds.set("prepare", methodSeconds.get("prepare")! + (performance.now() - tp) / 1000);
+    records.push(...scoreCase(prepared, methods, targets, methodSeconds));
     if (process.stderr.isTTY || (i + 1) % 50 === 0 || i + 1 === pending.length)
       process.stderr.write(`\rscored ${i + 1}/${pending.length} cases (${seconds(t0)})`);
   });
   const scoringSeconds = (performance.now() - tScore) / 1000;
-  process.stderr.write(`\n`);
+  process.stderr.write(
+    `\nseconds by step: ${[...methodSeconds].map(([m, t]) => `${m} ${t.toFixed(1)}`).join(", ")}\n`,
+  );
 
   const truth = new Map<string, CaseTruth>(pending.map((c) => [c.id, c]));
   const names = methods.map((m) => m.name);
@@ -177,7 +163,11 @@ async function main(): Promise<void> {
         n_sources: primary.nSources,
         methods: names,
         summaries,
-        seconds: { total: (performance.now() - t0) / 1000, scoring: scoringSeconds },
+        seconds: {
+          total: (performance.now() - t0) / 1000,
+          scoring: scoringSeconds,
+          by_method: Object.fromEntries(methodSeconds),
+        },
       },
       null,
       1,
