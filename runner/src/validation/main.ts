@@ -14,20 +14,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  DEFAULT_NETWORK,
-  HGNC_DIR,
-  KANG_DIR,
-  KNOWN_ANSWERS_DIR,
-  sharedData,
-} from "../../../test/shared-data.ts";
-import {
-  buildModelFromFiles,
-  defaultCacheDir,
-  V1_WALK,
-  type Model,
-  type WalkParams,
-} from "../model/index.ts";
+import { KANG_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../../test/shared-data.ts";
+import { defaultCacheDir, type Model } from "../model/index.ts";
 import { DEFAULT_SCORING_VERSION } from "../scoring/index.ts";
 import { scoreCase, type CaseRecord } from "./benchmark.ts";
 import { prepareCase, readCaseDir } from "./case-dir.ts";
