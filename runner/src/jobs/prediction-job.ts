@@ -24,6 +24,7 @@ import {
 } from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
+import { scoringInputOf } from "./scoring-input.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
 import type { Reporter } from "./reporter.ts";
 import type { RunMetadata } from "./run-metadata.ts";
@@ -76,25 +77,17 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
     await writeDegArtifacts(run.out, contrast);
     await writePseudoBulkArtifacts(run.out, contrast);
     const scores = metadata.time(`scores${contrast.prefix}`, () =>
-      scoreTargetsWith(scoring, {
-        model,
-        log2fc: contrast.log2fc,
-        ...(contrast.measuredGenes ? { measuredGenes: contrast.measuredGenes } : {}),
-        ...(contrast.controlDepth ? { controlDepth: contrast.controlDepth } : {}),
-        universe: contrast.universe,
-        degs: contrast.mappedDegs,
-        degSignificanceFold: run.params.deg_significance_fold,
-        minMeanExpression: run.params.min_mean_expression,
-        meanCp10kControl:
-          scoring !== "v1" && contrast.meanCp10kControl.size === 0
-            ? contrast.tableMeanCp10kControl
-            : contrast.meanCp10kControl,
-        meanCp10kBoth: contrast.meanCp10kBoth,
-        isDegSymbols: contrast.degSymbols,
-        nRandomizations: run.params.n_randomizations,
-        seedSource: `${run.predictionId}/${contrast.prefix}`,
-        jobType: run.jobType,
-      }),
+      scoreTargetsWith(
+        scoring,
+        scoringInputOf({
+          model,
+          contrast,
+          params: run.params,
+          scoring,
+          predictionId: run.predictionId,
+          jobType: run.jobType,
+        }),
+      ),
     );
     metadata.addResultSet(contrast, scores);
     await writeScoreArtifacts(run.out, contrast, scores);

@@ -127,6 +127,12 @@ export class Model {
     return u < 0 ? 0 : this.graph.p.indptr[u + 1]! - this.graph.p.indptr[u]!;
   }
 
+  /** The same model with other evidence layers (command line and benchmarks: libraries from files). */
+  withLayers(layers: readonly EvidenceLayer[]): Model {
+    const { manifest, symbols, graph, sourceProteins, influence, baseline } = this;
+    return new Model({ manifest, symbols, graph, sourceProteins, influence, baseline, layers });
+  }
+
   /** Q and R of §6.4, built on first use. */
   walkMatrices(): { q: Csr; r: Csr } {
     this.walk ??= walkMatrices(this.graph, this.alpha);

@@ -90,7 +90,10 @@ const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 const evidence = (p: number): number => (Number.isFinite(p) ? Math.log1p(Math.max(0, -Math.log10(p))) : 0);
 
 /** The job's universe as model RNA indices (universe plus DEGs), and a DEG flag per RNA index. */
-function universeOf(model: Model, input: ScoreTargetsV2Input): { genes: Int32Array; isDeg: Uint8Array; n: number } {
+function universeOf(
+  model: Model,
+  input: Pick<ScoreTargetsV2Input, "universe" | "degs">,
+): { genes: Int32Array; isDeg: Uint8Array; n: number } {
   const inU = new Uint8Array(model.nRna);
   const genes: number[] = [];
   const add = (s: string): void => {
@@ -161,6 +164,25 @@ function layerEvidence(
     }
   }
   return { p, count };
+}
+
+/**
+ * Per layer (in order) and source, the layer's Fisher p-value of the DEGs over the universe
+ * (NaN where the layer holds no set of the source): what v3 combines, and what a ChEA3/KEA3-style
+ * integration ranks by.
+ */
+export function layerPValues(
+  model: Model,
+  layers: readonly EvidenceLayer[],
+  universe: readonly string[],
+  degs: readonly string[],
+): Float64Array[] {
+  const { genes, isDeg, n } = universeOf(model, { universe, degs });
+  const inU = new Uint8Array(model.nRna);
+  for (const j of genes) inU[j] = 1;
+  return layers.map(
+    (layer) => layerEvidence(model, [layer], inU, isDeg, genes.length, n, logFactorials(genes.length)).p.get(layer.kind)![0]!,
+  );
 }
 
 /** Scores every candidate with model v3. */

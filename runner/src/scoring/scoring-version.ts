@@ -18,6 +18,13 @@ import {
 
 export { ScoringVersion };
 
+/**
+ * The model a job gets when it names none: the command line's `--model-version` default and the
+ * `default_model` of `npm run validate`'s report. (The service's default is the first version
+ * of CAUSEWAY_MODEL_VERSIONS at first start.)
+ */
+export const DEFAULT_SCORING_VERSION: ScoringVersion = "v1";
+
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
   return version === "v3" ? scoreTargetsV3(input) : version === "v2" ? scoreTargetsV2(input) : scoreTargets(input);
@@ -33,6 +40,11 @@ export const MODEL_V2: { walk: WalkParams; settings: V2Settings } = {
   walk: { ...V1_WALK, hubExponent: 0.5 },
   settings: V2_DEFAULTS,
 };
+
+/** Whether a scoring reads the evidence layers (gene-set libraries) of its model version. */
+export function readsLayers(version: ScoringVersion): boolean {
+  return version === "v3";
+}
 
 /** The walk of a model version's bundle for a scoring version (command line: --model-version). */
 export function walkFor(version: ScoringVersion): WalkParams {

@@ -1,0 +1,62 @@
+/**
+ * Scores prepared cases with every ranking method and records, per (case, method), the q of
+ * model.md §16.2 and the q of every symbol that is some case's expected target (for the
+ * popularity-free per-target AUROC, summary.ts).
+ */
+import type { PreparedCase, RankingMethod } from "./methods/method.ts";
+import { quantileOf } from "./methods/method.ts";
+
+/** One record of cases.json. */
+export interface CaseRecord {
+  id: string;
+  source: string;
+  method: string;
+  /** Rank quantile of the expected target (0 best); null when the method does not rank it. */
+  q: number | null;
+  /** 0-based rank of the expected target (mid-rank for ties); null when not ranked. */
+  rank: number | null;
+  n_candidates: number;
+  /** q of every expected target of the run's cases that the method ranks, by symbol. */
+  q_targets: Record<string, number>;
+}
+
+/** Rounded so cases.json stays small; 1e-7 is far below 1/|S|. */
+const round = (q: number): number => Math.round(q * 1e7) / 1e7;
+
+/** Records of one case under every method that applies to it, in method order. */
+export function scoreCase(
+  c: PreparedCase,
+  methods: readonly RankingMethod[],
+  targets: readonly string[],
+  /** Accumulates each method's seconds, when given. */
+  seconds?: Map<string, number>,
+): CaseRecord[] {
+  const out: CaseRecord[] = [];
+  for (const m of methods) {
+    if (m.appliesTo && !m.appliesTo(c)) continue;
+    const t0 = performance.now();
+    const r = m.rank(c);
+    seconds?.set(m.name, (seconds.get(m.name) ?? 0) + (performance.now() - t0) / 1000);
+    const n = r.candidates.length;
+    const at = (s: string): number | null => {
+      const i = r.indexOf(s);
+      return i < 0 ? null : r.ranks[i]!;
+    };
+    const rank = at(c.expected);
+    const qTargets: Record<string, number> = {};
+    for (const t of targets) {
+      const rt = at(t);
+      if (rt !== null) qTargets[t] = round(quantileOf(rt, n));
+    }
+    out.push({
+      id: c.id,
+      source: c.source,
+      method: m.name,
+      q: rank === null ? null : quantileOf(rank, n),
+      rank,
+      n_candidates: n,
+      q_targets: qTargets,
+    });
+  }
+  return out;
+}
