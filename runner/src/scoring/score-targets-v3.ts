@@ -117,6 +117,34 @@ function universeOf(
   return { genes: Int32Array.from(genes), isDeg, n };
 }
 
+interface IndexedLayer {
+  /** Source index of each regulator the model has as a candidate. */
+  sources: Int32Array;
+  /** Its sets as model RNA indices. */
+  sets: Int32Array[][];
+}
+
+// A layer's symbols resolved to the model's indices once per model (a job scores with one model).
+const indexedLayers = new WeakMap<Model, WeakMap<EvidenceLayer, IndexedLayer>>();
+
+function indexedLayer(model: Model, layer: EvidenceLayer): IndexedLayer {
+  let byLayer = indexedLayers.get(model);
+  if (!byLayer) indexedLayers.set(model, (byLayer = new WeakMap()));
+  let out = byLayer.get(layer);
+  if (!out) {
+    const sources: number[] = [];
+    const sets: Int32Array[][] = [];
+    for (const [regulator, list] of layer.sets) {
+      const s = model.sourceIndex(regulator);
+      if (s < 0) continue;
+      sources.push(s);
+      sets.push(list.map((set) => Int32Array.from(set.map((g) => model.rnaIndex(g)).filter((j) => j >= 0))));
+    }
+    byLayer.set(layer, (out = { sources: Int32Array.from(sources), sets }));
+  }
+  return out;
+}
+
 /**
  * Per layer group and source, the layer p-values (NaN where the layer holds no set of the
  * source): a Fisher test (right-tailed hypergeometric) of every set against the DEGs over the
@@ -136,17 +164,16 @@ function layerEvidence(
   const count = new Map<LayerKind, Int32Array>(GROUPS.map((g) => [g, new Int32Array(nS)]));
   for (const layer of layers) {
     const ps = new Float64Array(nS).fill(NaN);
-    for (const [regulator, sets] of layer.sets) {
-      const s = model.sourceIndex(regulator);
-      if (s < 0) continue;
+    const indexed = indexedLayer(model, layer);
+    for (let r = 0; r < indexed.sources.length; r++) {
+      const s = indexed.sources[r]!;
       let best = Infinity;
       let m = 0;
-      for (const set of sets) {
+      for (const set of indexed.sets[r]!) {
         let K = 0;
         let k = 0;
-        for (const g of set) {
-          const j = model.rnaIndex(g);
-          if (j < 0 || inU[j] === 0) continue;
+        for (const j of set) {
+          if (inU[j] === 0) continue;
           K++;
           k += isDeg[j]!;
         }
@@ -158,10 +185,7 @@ function layerEvidence(
     }
     p.get(layer.kind)!.push(ps);
     const c = count.get(layer.kind)!;
-    for (const regulator of layer.sets.keys()) {
-      const s = model.sourceIndex(regulator);
-      if (s >= 0) c[s]!++;
-    }
+    for (const s of indexed.sources) c[s]!++;
   }
   return { p, count };
 }

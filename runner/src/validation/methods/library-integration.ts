@@ -8,7 +8,7 @@
  */
 import { loadLayersFromDir } from "../../libraries/index.ts";
 import { layerPValues } from "../../scoring/index.ts";
-import { rankingFromScores, type MethodFactory, type RankingMethod } from "./method.ts";
+import { rankingFromScores, type MethodFactory, type PreparedCase, type RankingMethod } from "./method.ts";
 
 /** Scaled ranks (1/m .. 1) of the finite p-values of one library, smallest p first; NaN elsewhere. */
 function scaledRanks(p: Float64Array): Float64Array {
@@ -23,10 +23,16 @@ export const libraryIntegrationMethods: MethodFactory = async (ctx) => {
   if (ctx.librariesDir === null) return [];
   const model = ctx.primary;
   const layers = await loadLayersFromDir(ctx.librariesDir, model.symbols);
+  // Both integrations read the same per-library ranks: computed once per case.
+  let last: { id: string; ranks: Float64Array[] } | null = null;
+  const ranksOf = (c: PreparedCase): Float64Array[] => {
+    if (last?.id !== c.id) last = { id: c.id, ranks: layerPValues(model, layers, c.universe, c.degs).map(scaledRanks) };
+    return last.ranks;
+  };
   const integrate = (name: string, rule: "mean" | "top"): RankingMethod => ({
     name,
     rank(c) {
-      const ranks = layerPValues(model, layers, c.universe, c.degs).map(scaledRanks);
+      const ranks = ranksOf(c);
       const scores = Float64Array.from(model.sourceSymbols, (_, s) => {
         const held = ranks.map((r) => r[s]!).filter(Number.isFinite);
         if (held.length === 0) return -Infinity;
