@@ -9,11 +9,11 @@
  *
  * The evidence p_e: the propagated p-value of model v1 on the v3 bundle (h = 0.5); per evidence
  * layer group (TF binding, TF co-expression, kinase), the truncated Cauchy combination of each
- * layer's Fisher p (the candidate's best set, Bonferroni over its sets); and the ULM activity of
- * the signed DEG indicator (sign of the fold change on the DEGs, 0 elsewhere). A candidate
- * without a piece of evidence gets 0 for it. Each row reports the data-only p-value
- * (`pvalue_data`: the truncated Cauchy combination of every available p_e, so the prior never
- * enters a p-value), the prior (`prior`: the softmax of prior_logit over the candidates, the
+ * layer's Fisher p (the candidate's best set, Bonferroni over its sets); and ln(1 + |t|) of the
+ * ULM activity of the signed DEG indicator (sign of the fold change on the DEGs, 0 elsewhere).
+ * A candidate without a piece of evidence gets 0 for it. Each row reports the data-only p-value
+ * (`pvalue_data`: the truncated Cauchy combination of the propagated and layer p-values; the
+ * ULM t has no calibrated p-value on a sparse indicator, and the prior never enters a p-value), the prior (`prior`: the softmax of prior_logit over the candidates, the
  * probability of being the driver before the data is read), and `score`, which orders the table.
  *
  * Absence from a file is not evidence of absence: a candidate whose gene the job did not
@@ -54,7 +54,7 @@ export const V3_WEIGHTS: V3Weights = {
   ulm: 1.89,
 };
 
-/** Below this p the ULM sign (or the activation z) names an activation state. */
+/** Below this p the activation z names an activation state. */
 export const ACTIVATION_ALPHA = 0.05;
 
 /** Inputs of `scoreTargetsV3`: v2's, plus the evidence layers (default: the model's own). */
@@ -77,8 +77,8 @@ export const V3_EXTRA_COLUMNS = [
   "n_direct_targets",
   "n_direct_target_degs",
   "ulm_t",
-  "pvalue_ulm",
   "activation_z",
+  "pvalue_direction",
   "activation_state",
   "proxy_of",
   "gene_measured",
@@ -272,7 +272,6 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
   for (let s = 0; s < nS; s++) {
     priorLogit[s] =
       w.logOutDegree * Math.log1p(model.outDegree(ids[s]!)) + w.tfLayers * nTf[s]! + w.kinaseLayers * nKin[s]!;
-    const pu = ulm ? ulm.p[s]! : NaN;
     score[s] =
       priorLogit[s]! +
       w.propagated * evidence(bySource[s]!.pvalue) +
@@ -280,7 +279,7 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
       w.tfCoexpression * evidence(tfC[s]!) +
       w.kinase * evidence(kin[s]!) +
       w.ulm * (ulm && Number.isFinite(ulm.t[s]!) ? Math.log1p(Math.abs(ulm.t[s]!)) : 0);
-    pData[s] = cauchy([bySource[s]!.pvalue, tfB[s]!, tfC[s]!, kin[s]!, pu].filter(Number.isFinite), true);
+    pData[s] = cauchy([bySource[s]!.pvalue, tfB[s]!, tfC[s]!, kin[s]!].filter(Number.isFinite), true);
   }
   let maxLogit = -Infinity;
   for (const v of priorLogit) maxLogit = Math.max(maxLogit, v);
@@ -305,7 +304,6 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
   const rows: TargetScoreRow[] = order.map((s, rank) => {
     const r = bySource[s]!;
     const t = ulm ? ulm.t[s]! : NaN;
-    const pu = ulm ? ulm.p[s]! : NaN;
     return {
       ...r,
       score: score[s]!,
@@ -325,9 +323,9 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
       n_direct_targets: direct.nTargets[s]!,
       n_direct_target_degs: direct.nTargetDegs[s]!,
       ulm_t: finite(t),
-      pvalue_ulm: finite(pu),
       activation_z: finite(direct.activationZ[s]!),
-      activation_state: activationState(t, pu, direct.activationZ[s]!, direct.pDirection[s]!),
+      pvalue_direction: finite(direct.pDirection[s]!),
+      activation_state: activationState(direct.activationZ[s]!, direct.pDirection[s]!),
       proxy_of: proxyOf[s]! >= 0 ? `${ids[proxyOf[s]!]!}|PROTEIN` : null,
       gene_measured: measured[s] ?? null,
       pvalue_expressed: finite(pExpressed[s]!),
@@ -355,17 +353,16 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
 }
 
 /**
- * The predicted activation state: the sign of the ULM activity on the signed DEGs when it is
- * significant, else the sign of the IPA-style activation z when that is. Both flip with a global
- * sign flip of the fold changes, and their p-values (so the ranking) do not.
+ * The predicted activation state: the sign of the IPA-style activation z (v2's, from the signed
+ * edges into DEGs with a fold change or a sign) when its two-sided p is below 0.05. It flips
+ * with a global sign flip of the fold changes; its p-value, and so the ranking, does not. (The
+ * ULM t is not used for the state: on a sparse signed indicator its normal p-value is far too
+ * small on random lists, so it enters only the score, never a p-value.)
  */
 export function activationState(
-  ulmT: number,
-  pUlm: number,
   activationZ: number,
   pDirection: number,
 ): "activated" | "inhibited" | "undetermined" {
-  if (Number.isFinite(pUlm) && pUlm < ACTIVATION_ALPHA && ulmT !== 0) return ulmT > 0 ? "activated" : "inhibited";
   if (Number.isFinite(pDirection) && pDirection < ACTIVATION_ALPHA && activationZ !== 0)
     return activationZ > 0 ? "activated" : "inhibited";
   return "undetermined";
