@@ -41,7 +41,12 @@ const isGzip = (buf: Uint8Array): boolean => buf.length >= 2 && buf[0] === 0x1f 
  * symbol, else an unambiguous alias); names it cannot resolve are dropped, as the DEG list's
  * are. Throws GmtFormatError when no line has a name and at least one gene.
  */
-export function parseGmt(buf: Uint8Array, name: string, kind: LayerKind, symbols: SymbolTable): EvidenceLayer {
+export function parseGmt(
+  buf: Uint8Array,
+  name: string,
+  kind: LayerKind,
+  symbols: SymbolTable,
+): EvidenceLayer {
   const text = (isGzip(buf) ? gunzipSync(buf) : Buffer.from(buf)).toString("utf8");
   const sets = new Map<string, string[][]>();
   let lines = 0;
@@ -61,6 +66,7 @@ export function parseGmt(buf: Uint8Array, name: string, kind: LayerKind, symbols
     if (!list) sets.set(regulator, (list = []));
     list.push([...genes]);
   }
-  if (lines === 0) throw new GmtFormatError(`library ${name}: no gene-set line (name<TAB>description<TAB>genes)`);
+  if (lines === 0)
+    throw new GmtFormatError(`library ${name}: no gene-set line (name<TAB>description<TAB>genes)`);
   return { name, kind, sets };
 }

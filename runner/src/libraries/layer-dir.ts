@@ -41,7 +41,14 @@ export async function layerFilesOfDir(dir: string): Promise<LayerFile[]> {
       throw new GmtFormatError(
         `library ${rel}: its kind is not in its name (chipseq, coexpression) or folder (kea3/, kinase*/)`,
       );
-    out.push({ path, name: rel.replace(/\.gmt(\.gz)?$/, "").split(sep).join("/"), kind });
+    out.push({
+      path,
+      name: rel
+        .replace(/\.gmt(\.gz)?$/, "")
+        .split(sep)
+        .join("/"),
+      kind,
+    });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

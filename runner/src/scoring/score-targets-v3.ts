@@ -205,7 +205,10 @@ export function layerPValues(
   const inU = new Uint8Array(model.nRna);
   for (const j of genes) inU[j] = 1;
   return layers.map(
-    (layer) => layerEvidence(model, [layer], inU, isDeg, genes.length, n, logFactorials(genes.length)).p.get(layer.kind)![0]!,
+    (layer) =>
+      layerEvidence(model, [layer], inU, isDeg, genes.length, n, logFactorials(genes.length)).p.get(
+        layer.kind,
+      )![0]!,
   );
 }
 
@@ -271,7 +274,9 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
   const pData = new Float64Array(nS);
   for (let s = 0; s < nS; s++) {
     priorLogit[s] =
-      w.logOutDegree * Math.log1p(model.outDegree(ids[s]!)) + w.tfLayers * nTf[s]! + w.kinaseLayers * nKin[s]!;
+      w.logOutDegree * Math.log1p(model.outDegree(ids[s]!)) +
+      w.tfLayers * nTf[s]! +
+      w.kinaseLayers * nKin[s]!;
     score[s] =
       priorLogit[s]! +
       w.propagated * evidence(bySource[s]!.pvalue) +

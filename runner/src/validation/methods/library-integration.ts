@@ -26,7 +26,8 @@ export const libraryIntegrationMethods: MethodFactory = async (ctx) => {
   // Both integrations read the same per-library ranks: computed once per case.
   let last: { id: string; ranks: Float64Array[] } | null = null;
   const ranksOf = (c: PreparedCase): Float64Array[] => {
-    if (last?.id !== c.id) last = { id: c.id, ranks: layerPValues(model, layers, c.universe, c.degs).map(scaledRanks) };
+    if (last?.id !== c.id)
+      last = { id: c.id, ranks: layerPValues(model, layers, c.universe, c.degs).map(scaledRanks) };
     return last.ranks;
   };
   const integrate = (name: string, rule: "mean" | "top"): RankingMethod => ({
