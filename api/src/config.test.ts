@@ -40,7 +40,9 @@ describe("loadConfig", () => {
       { version: "2026-11", scoring: "v2" },
       { version: "v1", scoring: "v1" },
     ]);
-    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v4" })).toThrow(/v4: expected NAME or NAME=v1\|v2\|v3/);
+    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v4" })).toThrow(
+      /v4: expected NAME or NAME=v1\|v2\|v3/,
+    );
   });
 
   it("reports every bad value on its own line, never echoing secrets", () => {

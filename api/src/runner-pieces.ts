@@ -79,7 +79,8 @@ export const runnerPieces: RunnerPieces = {
     const libraries: typeof LibrariesModule | null = options.librariesDir
       ? await import("@causeway/runner/libraries")
       : null;
-    const layers = libraries && options.librariesDir ? await libraries.layerFilesOfDir(options.librariesDir) : [];
+    const layers =
+      libraries && options.librariesDir ? await libraries.layerFilesOfDir(options.librariesDir) : [];
     return m.importModel({
       ...(layers.length > 0 ? { layers } : {}),
       networkPath: options.networkPath,

@@ -247,7 +247,10 @@ models
     "--scoring <scoring>",
     "the version's scoring: v1, v2 or v3 (default: the version's name when it is one, else v1)",
   )
-  .option("--libraries <dir>", "gene-set libraries stored with a v3 version as evidence layers (ChEA3/KEA3 layout)")
+  .option(
+    "--libraries <dir>",
+    "gene-set libraries stored with a v3 version as evidence layers (ChEA3/KEA3 layout)",
+  )
   .option("--default", "make it the default version")
   .action(
     async (o: {

@@ -69,7 +69,10 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
     hub_exponent: model.manifest.hub_exponent,
     ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
     ...(scoring === "v3"
-      ? { weights: V3_WEIGHTS, layers: (model.manifest.layers ?? []).map((l) => ({ name: l.name, kind: l.kind, sha256: l.sha256 })) }
+      ? {
+          weights: V3_WEIGHTS,
+          layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
+        }
       : {}),
   });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];

@@ -119,7 +119,11 @@ async function readLayers(layers: readonly LayerInput[] = []): Promise<Inputs["l
   return out;
 }
 
-async function readInputs(networkPath: string, hgncDir: string, layers?: readonly LayerInput[]): Promise<Inputs> {
+async function readInputs(
+  networkPath: string,
+  hgncDir: string,
+  layers?: readonly LayerInput[],
+): Promise<Inputs> {
   const names = Object.values(HGNC_FILES);
   const [network, ...hgnc] = await Promise.all([
     readFile(networkPath),
@@ -419,7 +423,9 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
   };
   const symbols = SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol });
   const layers = await Promise.all(
-    (manifest.layers ?? []).map(async (l) => parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols)),
+    (manifest.layers ?? []).map(async (l) =>
+      parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols),
+    ),
   );
   return new Model({
     manifest,
