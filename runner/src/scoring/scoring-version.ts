@@ -27,7 +27,11 @@ export const DEFAULT_SCORING_VERSION: ScoringVersion = "v1";
 
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
-  return version === "v3" ? scoreTargetsV3(input) : version === "v2" ? scoreTargetsV2(input) : scoreTargets(input);
+  return version === "v3"
+    ? scoreTargetsV3(input)
+    : version === "v2"
+      ? scoreTargetsV2(input)
+      : scoreTargets(input);
 }
 
 /**
