@@ -145,6 +145,8 @@ describe("embedded service on the Kang 2018 data", () => {
   it("target_validation on the split pair completes and every derived route answers from real results", async () => {
     const key = await newAccount("external");
     const form = await splitValidationForm("STAT1|PROTEIN");
+    // Model v1 by name: its §16.5 ranks stay reproducible now that v3 is the default.
+    form.set("model_version", "v1");
     const created = await api(key, "/v1/predictions", { method: "POST", body: form });
     expect(created.status).toBe(202);
     const { prediction_id: id, status } = await json<{ prediction_id: string; status: string }>(created);

@@ -23,7 +23,7 @@ export { ScoringVersion };
  * `default_model` of `npm run validate`'s report. (The service's default is the first version
  * of CAUSEWAY_MODEL_VERSIONS at first start.)
  */
-export const DEFAULT_SCORING_VERSION: ScoringVersion = "v1";
+export const DEFAULT_SCORING_VERSION: ScoringVersion = "v3";
 
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {

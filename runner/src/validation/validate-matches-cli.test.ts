@@ -34,7 +34,8 @@ let work: string;
 const files = new Map<string, CaseFiles>();
 
 beforeAll(async () => {
-  ctx = await defaultNetworkContext();
+  // The command line finds the libraries beside the network's folder (model v3's evidence layers).
+  ctx = await defaultNetworkContext({ librariesDir: sharedData("libraries") });
   methods = await loadMethods(ctx);
   work = await mkdtemp(join(tmpdir(), "causeway-validate-cli-"));
   for (const dir of [sharedData("known_answers_v2"), KNOWN_ANSWERS_DIR])
@@ -68,7 +69,8 @@ async function cliRankPercentage(
 ): Promise<{ rank: number; q: number; n: number }> {
   const dir = join(work, `${c.id}-${version}`);
   const degs = join(work, `${c.id}.degs.json`);
-  await writeFile(degs, JSON.stringify(c.degs));
+  // A case with up/down lists is given to the command line as its signed list (up ∪ down = degs.json).
+  await writeFile(degs, JSON.stringify(c.signed ? { up: c.signed.up, down: c.signed.down } : c.degs));
   const args = [
     join(REPO_ROOT, "runner", "src", "cli.ts"),
     "target-id",
