@@ -13,8 +13,9 @@
  * ULM activity of the signed DEG indicator (sign of the fold change on the DEGs, 0 elsewhere).
  * A candidate without a piece of evidence gets 0 for it. Each row reports the data-only p-value
  * (`pvalue_data`: the truncated Cauchy combination of the propagated and layer p-values; the
- * ULM t has no calibrated p-value on a sparse indicator, and the prior never enters a p-value), the prior (`prior`: the softmax of prior_logit over the candidates, the
- * probability of being the driver before the data is read), and `score`, which orders the table.
+ * ULM t has no calibrated p-value on a sparse indicator, and the prior never enters a p-value),
+ * the prior (`prior`: the softmax of prior_logit over the candidates, the probability of being
+ * the driver before the data is read), and `score`, which orders the table.
  *
  * Absence from a file is not evidence of absence: a candidate whose gene the job did not
  * measure keeps its place (`gene_measured = false` flags it); only the expression test of v2
