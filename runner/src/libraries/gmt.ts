@@ -49,16 +49,23 @@ export function parseGmt(
 ): EvidenceLayer {
   const text = (isGzip(buf) ? gunzipSync(buf) : Buffer.from(buf)).toString("utf8");
   const sets = new Map<string, string[][]>();
+  // A library names the same few thousand genes millions of times: resolve each name once.
+  const resolved = new Map<string, string | null>();
+  const resolve = (name: string): string | null => {
+    let r = resolved.get(name);
+    if (r === undefined) resolved.set(name, (r = symbols.resolve(name)));
+    return r;
+  };
   let lines = 0;
   for (const line of text.split(/\r?\n/)) {
     const cells = line.split("\t");
     if (cells.length < 3 || cells[0]!.trim() === "") continue;
     lines++;
-    const regulator = symbols.resolve(cells[0]!.trim().split("_")[0]!);
+    const regulator = resolve(cells[0]!.trim().split("_")[0]!);
     if (regulator === null) continue;
     const genes = new Set<string>();
     for (const g of cells.slice(2)) {
-      const s = symbols.resolve(g.trim());
+      const s = resolve(g.trim());
       if (s !== null) genes.add(s);
     }
     if (genes.size === 0) continue;
