@@ -122,7 +122,7 @@ describe("ranking helpers", () => {
       stat: null,
       signed: { up: ["a", "c"], down: ["b", "c"] },
       universe: ["a", "b", "c", "d"],
-    } as Parameters<typeof ulmStatistic>[0]);
+    });
     expect(y).toEqual(
       new Map([
         ["a", 1],
