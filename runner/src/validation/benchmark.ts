@@ -3,7 +3,8 @@
  * model.md §16.2 and the q of every symbol that is some case's expected target (for the
  * popularity-free per-target AUROC, summary.ts).
  */
-import type { PreparedCase, RankingMethod } from "./methods/method.ts";
+import { JobFailure } from "@causeway/contract";
+import type { PreparedCase, Ranking, RankingMethod } from "./methods/method.ts";
 import { quantileOf } from "./methods/method.ts";
 
 /** One record of cases.json. */
@@ -30,13 +31,34 @@ export function scoreCase(
   targets: readonly string[],
   /** Accumulates each method's seconds, when given. */
   seconds?: Map<string, number>,
+  /** Told about a method that could not rank a case (its record has no rank). */
+  onError?: (c: PreparedCase, method: string, why: string) => void,
 ): CaseRecord[] {
   const out: CaseRecord[] = [];
   for (const m of methods) {
     if (m.appliesTo && !m.appliesTo(c)) continue;
     const t0 = performance.now();
-    const r = m.rank(c);
-    seconds?.set(m.name, (seconds.get(m.name) ?? 0) + (performance.now() - t0) / 1000);
+    let r: Ranking;
+    try {
+      r = m.rank(c);
+    } catch (err) {
+      // A case the product would refuse (e.g. too_few_mapped_degs) is a record without a rank,
+      // not the end of a run over hundreds of cases.
+      const why = err instanceof JobFailure ? err.code : err instanceof Error ? err.message : String(err);
+      onError?.(c, m.name, why);
+      out.push({
+        id: c.id,
+        source: c.source,
+        method: m.name,
+        q: null,
+        rank: null,
+        n_candidates: 0,
+        q_targets: {},
+      });
+      continue;
+    } finally {
+      seconds?.set(m.name, (seconds.get(m.name) ?? 0) + (performance.now() - t0) / 1000);
+    }
     const n = r.candidates.length;
     const at = (s: string): number | null => {
       const i = r.indexOf(s);

@@ -102,9 +102,20 @@ async function main(): Promise<void> {
   const methodSeconds = new Map<string, number>([["prepare", 0]]);
   pending.forEach((c, i) => {
     const tp = performance.now();
-    const prepared = c.prepare(primary);
-    methodSeconds.set("prepare", methodSeconds.get("prepare")! + (performance.now() - tp) / 1000);
-    records.push(...scoreCase(prepared, methods, targets, methodSeconds));
+    let prepared: PreparedCase;
+    try {
+      prepared = c.prepare(primary);
+    } catch (err) {
+      process.stderr.write(`\n${c.id}: not scored (${err instanceof Error ? err.message : String(err)})\n`);
+      return;
+    } finally {
+      methodSeconds.set("prepare", methodSeconds.get("prepare")! + (performance.now() - tp) / 1000);
+    }
+    records.push(
+      ...scoreCase(prepared, methods, targets, methodSeconds, (pc, method, why) =>
+        process.stderr.write(`\n${pc.id}: ${method} could not rank it (${why})\n`),
+      ),
+    );
     if (process.stderr.isTTY || (i + 1) % 50 === 0 || i + 1 === pending.length)
       process.stderr.write(`\rscored ${i + 1}/${pending.length} cases (${seconds(t0)})`);
   });

@@ -112,6 +112,27 @@ describe("a case directory", async () => {
   });
 });
 
+describe("a case the product would refuse", async () => {
+  const model = await toyModel();
+  const files = await readCaseDir(await caseDir());
+
+  it("gets model-version records without a rank (too_few_mapped_degs) while the baselines still rank it", async () => {
+    const ctx: ValidationContext = { bundle: async () => model, primary: model, librariesDir: null };
+    const errors: string[] = [];
+    const records = scoreCase(
+      prepareCase(model, files[0]!),
+      await loadMethods(ctx),
+      ["B"],
+      undefined,
+      (c, m, why) => errors.push(`${c.id}/${m}: ${why}`),
+    );
+    expect(errors).toEqual(ScoringVersion.options.map((v) => `bare/${v}: too_few_mapped_degs`));
+    for (const v of ScoringVersion.options)
+      expect(records.find((r) => r.method === v)).toMatchObject({ q: null, rank: null, n_candidates: 0 });
+    expect(records.find((r) => r.method === "out_degree")!.q).not.toBeNull();
+  });
+});
+
 describe("ranking helpers", () => {
   it("mid-ranks ties and puts −∞ and NaN last, tied", () => {
     expect(Array.from(midRanks([3, 1, 3, -Infinity, NaN, 2]))).toEqual([0.5, 3, 0.5, 4.5, 4.5, 2]);
