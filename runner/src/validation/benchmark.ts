@@ -19,6 +19,8 @@ export interface CaseRecord {
   n_candidates: number;
   /** q of every expected target of the run's cases that the method ranks, by symbol. */
   q_targets: Record<string, number>;
+  /** q* of §16.2: the smallest q among the case's accepted targets; null when none is ranked. */
+  q_star: number | null;
 }
 
 /** Rounded so cases.json stays small; 1e-7 is far below 1/|S|. */
@@ -54,6 +56,7 @@ export function scoreCase(
         rank: null,
         n_candidates: 0,
         q_targets: {},
+        q_star: null,
       });
       continue;
     } finally {
@@ -75,10 +78,20 @@ export function scoreCase(
       source: c.source,
       method: m.name,
       q: rank === null ? null : quantileOf(rank, n),
+      q_star: qStar(c.accepted, at, n),
       rank,
       n_candidates: n,
       q_targets: qTargets,
     });
   }
   return out;
+}
+
+function qStar(accepted: readonly string[], at: (s: string) => number | null, n: number): number | null {
+  let best: number | null = null;
+  for (const a of accepted) {
+    const r = at(a);
+    if (r !== null && (best === null || r < best)) best = r;
+  }
+  return best === null ? null : quantileOf(best, n);
 }

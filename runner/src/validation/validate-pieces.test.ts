@@ -106,6 +106,8 @@ describe("a case directory", async () => {
       expect(r.q).toBe(r.rank! / 2);
       expect(Object.keys(r.q_targets).sort()).toEqual(["B", "C"]);
       expect(r.q_targets.B).toBeCloseTo(r.q!, 6);
+      // The only accepted target is the expected one.
+      expect(r.q_star).toBe(r.q);
     }
     // ULM needs at least five signed targets per candidate: none has them here, so all tie.
     expect(records.find((r) => r.method === "ulm")!.rank).toBe(1);
@@ -164,6 +166,7 @@ describe("per-target AUROC across experiments", () => {
     rank: null,
     n_candidates: 10,
     q_targets: q,
+    q_star: null,
   });
   const truth = new Map([
     ["c1", { expected: "P", accepted: ["P"] }],
