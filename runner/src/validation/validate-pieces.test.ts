@@ -199,3 +199,20 @@ describe("per-target AUROC across experiments", () => {
     expect(r.auroc).toBeCloseTo((0.75 + 2 / 3 + 0) / 3, 12);
   });
 });
+
+describe("the benchmark stays out of the product", () => {
+  it("no module of jobs/ or scoring/ (tests aside) imports validation/", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const { fileURLToPath } = await import("node:url");
+    const offenders: string[] = [];
+    for (const dir of ["jobs", "scoring"]) {
+      const root = fileURLToPath(new URL(`../${dir}/`, import.meta.url));
+      for (const name of await readdir(root, { recursive: true })) {
+        if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
+        const text = await readFile(join(root, name), "utf8");
+        if (/from\s+["'][^"']*\/validation\//.test(text)) offenders.push(`${dir}/${name}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
