@@ -38,13 +38,15 @@ interface PendingCase {
   prepare(model: Model): PreparedCase;
 }
 
-async function casesOfDir(dir: string): Promise<PendingCase[]> {
+/** The cases of a directory; expected and accepted targets normalized as prepareCase does. */
+async function casesOfDir(dir: string, model: Model): Promise<PendingCase[]> {
+  const norm = (s: string): string => model.symbols.resolve(s) ?? s;
   return (await readCaseDir(dir)).map((f) => ({
     id: f.id,
     source: f.source,
-    expected: f.expected,
-    accepted: f.accepted,
-    prepare: (model) => prepareCase(model, f),
+    expected: norm(f.expected),
+    accepted: f.accepted.map(norm),
+    prepare: (m) => prepareCase(m, f),
   }));
 }
 
@@ -59,9 +61,9 @@ async function defaultCases(model: Model): Promise<PendingCase[]> {
     return [{ ...prepared, accepted: [...prepared.accepted], prepare: () => prepared }];
   });
   return [
-    ...(await casesOfDir(KNOWN_ANSWERS_DIR)),
+    ...(await casesOfDir(KNOWN_ANSWERS_DIR, model)),
     ...kangPending,
-    ...(await casesOfDir(KNOWN_ANSWERS_V2_DIR)),
+    ...(await casesOfDir(KNOWN_ANSWERS_V2_DIR, model)),
   ];
 }
 
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
   process.stderr.write(`\rmodels and methods ready (${seconds(t0)}), |S| = ${primary.nSources}\n`);
 
   const pending = values.cases
-    ? (await Promise.all(values.cases.map(casesOfDir))).flat()
+    ? (await Promise.all(values.cases.map((d) => casesOfDir(d, primary)))).flat()
     : await defaultCases(primary);
   const ids = pending.map((c) => c.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
