@@ -180,7 +180,10 @@ const program = new Command("runner").description(
 );
 
 withCommon(program.command("target-id").description("rank candidate targets"))
-  .option("--degs <file>", 'DEG list (JSON array of symbols, or {"up": [...], "down": [...]})')
+  .option(
+    "--degs <file>",
+    'DEG list (JSON array of symbols, or {"up": [...], "down": [...]}); without --de-table its universe is every RNA node of the model',
+  )
   .option(
     "--de-table <file>",
     "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl)",

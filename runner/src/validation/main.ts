@@ -39,13 +39,15 @@ interface PendingCase {
   prepare(model: Model): PreparedCase;
 }
 
-async function casesOfDir(dir: string): Promise<PendingCase[]> {
+/** The cases of a directory; expected and accepted targets normalized as prepareCase does. */
+async function casesOfDir(dir: string, model: Model): Promise<PendingCase[]> {
+  const norm = (s: string): string => model.symbols.resolve(s) ?? s;
   return (await readCaseDir(dir)).map((f) => ({
     id: f.id,
     source: f.source,
-    expected: f.expected,
-    accepted: f.accepted,
-    prepare: (model) => prepareCase(model, f),
+    expected: norm(f.expected),
+    accepted: f.accepted.map(norm),
+    prepare: (m) => prepareCase(m, f),
   }));
 }
 
@@ -60,9 +62,9 @@ async function defaultCases(model: Model): Promise<PendingCase[]> {
     return [{ ...prepared, accepted: [...prepared.accepted], prepare: () => prepared }];
   });
   return [
-    ...(await casesOfDir(KNOWN_ANSWERS_DIR)),
+    ...(await casesOfDir(KNOWN_ANSWERS_DIR, model)),
     ...kangPending,
-    ...(await casesOfDir(KNOWN_ANSWERS_V2_DIR)),
+    ...(await casesOfDir(KNOWN_ANSWERS_V2_DIR, model)),
   ];
 }
 
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   process.stderr.write(`\rmodels and methods ready (${seconds(t0)}), |S| = ${primary.nSources}\n`);
 
   const pending = values.cases
-    ? (await Promise.all(values.cases.map(casesOfDir))).flat()
+    ? (await Promise.all(values.cases.map((d) => casesOfDir(d, primary)))).flat()
     : await defaultCases(primary);
   const ids = pending.map((c) => c.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
@@ -108,9 +110,20 @@ async function main(): Promise<void> {
   const methodSeconds = new Map<string, number>([["prepare", 0]]);
   pending.forEach((c, i) => {
     const tp = performance.now();
-    const prepared = c.prepare(primary);
-    methodSeconds.set("prepare", methodSeconds.get("prepare")! + (performance.now() - tp) / 1000);
-    records.push(...scoreCase(prepared, methods, targets, methodSeconds));
+    let prepared: PreparedCase;
+    try {
+      prepared = c.prepare(primary);
+    } catch (err) {
+      process.stderr.write(`\n${c.id}: not scored (${err instanceof Error ? err.message : String(err)})\n`);
+      return;
+    } finally {
+      methodSeconds.set("prepare", methodSeconds.get("prepare")! + (performance.now() - tp) / 1000);
+    }
+    records.push(
+      ...scoreCase(prepared, methods, targets, methodSeconds, (pc, method, why) =>
+        process.stderr.write(`\n${pc.id}: ${method} could not rank it (${why})\n`),
+      ),
+    );
     if (process.stderr.isTTY || (i + 1) % 50 === 0 || i + 1 === pending.length)
       process.stderr.write(`\rscored ${i + 1}/${pending.length} cases (${seconds(t0)})`);
   });

@@ -19,6 +19,9 @@ export interface MethodSummary {
   top1: number;
   top5: number;
   top10: number;
+  /** Median q* (best accepted target) and the share of cases with q* <= 0.05. */
+  median_q_star: number;
+  top5_q_star: number;
   /** Mean over targets of the per-target AUROC across experiments; NaN when no target has both classes. */
   per_target_auroc: number;
   /** Targets the AUROC averages over. */
@@ -97,7 +100,9 @@ export function summarizeMethod(
 ): MethodSummary {
   const mine = records.filter((r) => r.method === method);
   const q = mine.flatMap((r) => (r.q === null ? [] : [r.q]));
-  const share = (limit: number): number => (q.length ? q.filter((x) => x <= limit).length / q.length : NaN);
+  const share = (limit: number, xs = q): number =>
+    xs.length ? xs.filter((x) => x <= limit).length / xs.length : NaN;
+  const qStar = mine.flatMap((r) => (r.q_star === null ? [] : [r.q_star]));
   const { auroc, targets } = perTargetAuroc(mine, truth);
   return {
     method,
@@ -107,6 +112,8 @@ export function summarizeMethod(
     top1: share(0.01),
     top5: share(0.05),
     top10: share(0.1),
+    median_q_star: median(qStar),
+    top5_q_star: share(0.05, qStar),
     per_target_auroc: auroc,
     auroc_targets: targets,
   };
@@ -121,12 +128,12 @@ export function summaryTable(title: string, summaries: readonly MethodSummary[])
   const lines = [
     `### ${title}`,
     "",
-    "| method | cases | median q | mean q | top 1 % | top 5 % | top 10 % | per-target AUROC (targets) |",
-    "|---|---|---|---|---|---|---|---|",
+    "| method | cases | median q | mean q | top 1 % | top 5 % | top 10 % | per-target AUROC (targets) | median q* | top 5 % q* |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const s of summaries)
     lines.push(
-      `| ${s.method} | ${s.cases} | ${fmtQ(s.median_q)} | ${fmtQ(s.mean_q)} | ${pct(s.top1)} | ${pct(s.top5)} | ${pct(s.top10)} | ${Number.isFinite(s.per_target_auroc) ? s.per_target_auroc.toFixed(3) : "–"} (${s.auroc_targets}) |`,
+      `| ${s.method} | ${s.cases} | ${fmtQ(s.median_q)} | ${fmtQ(s.mean_q)} | ${pct(s.top1)} | ${pct(s.top5)} | ${pct(s.top10)} | ${Number.isFinite(s.per_target_auroc) ? s.per_target_auroc.toFixed(3) : "–"} (${s.auroc_targets}) | ${fmtQ(s.median_q_star)} | ${pct(s.top5_q_star)} |`,
     );
   lines.push("");
   return lines;

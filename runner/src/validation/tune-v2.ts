@@ -12,7 +12,7 @@
  * (`MODEL_V2`), as a user's job would be.
  *
  * Outputs: markdown on stdout, `validate.json` and `validate.png` in DIR (default
- * `.cache/validate/`), and the null calibration of §16.2 per model version.
+ * `.cache/validate-tune-v2/`), and the null calibration of §16.2 per model version.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     HUB_GRID,
     scoringGrid === "extended" ? [...SCORING_GRID, ...EXTENDED_SCORING] : SCORING_GRID,
   );
-  const outDir = resolve(values.out ?? join(".cache", "validate"));
+  const outDir = resolve(values.out ?? join(".cache", "validate-tune-v2"));
   const nullSets = Number(values["null-sets"] ?? 20);
   const t0 = performance.now();
   const models = new Map<number, Model>();

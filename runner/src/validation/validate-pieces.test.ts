@@ -106,9 +106,32 @@ describe("a case directory", async () => {
       expect(r.q).toBe(r.rank! / 2);
       expect(Object.keys(r.q_targets).sort()).toEqual(["B", "C"]);
       expect(r.q_targets.B).toBeCloseTo(r.q!, 6);
+      // The only accepted target is the expected one.
+      expect(r.q_star).toBe(r.q);
     }
     // ULM needs at least five signed targets per candidate: none has them here, so all tie.
     expect(records.find((r) => r.method === "ulm")!.rank).toBe(1);
+  });
+});
+
+describe("a case the product would refuse", async () => {
+  const model = await toyModel();
+  const files = await readCaseDir(await caseDir());
+
+  it("gets model-version records without a rank (too_few_mapped_degs) while the baselines still rank it", async () => {
+    const ctx: ValidationContext = { bundle: async () => model, primary: model, librariesDir: null };
+    const errors: string[] = [];
+    const records = scoreCase(
+      prepareCase(model, files[0]!),
+      await loadMethods(ctx),
+      ["B"],
+      undefined,
+      (c, m, why) => errors.push(`${c.id}/${m}: ${why}`),
+    );
+    expect(errors).toEqual(ScoringVersion.options.map((v) => `bare/${v}: too_few_mapped_degs`));
+    for (const v of ScoringVersion.options)
+      expect(records.find((r) => r.method === v)).toMatchObject({ q: null, rank: null, n_candidates: 0 });
+    expect(records.find((r) => r.method === "out_degree")!.q).not.toBeNull();
   });
 });
 
@@ -122,7 +145,7 @@ describe("ranking helpers", () => {
       stat: null,
       signed: { up: ["a", "c"], down: ["b", "c"] },
       universe: ["a", "b", "c", "d"],
-    } as Parameters<typeof ulmStatistic>[0]);
+    });
     expect(y).toEqual(
       new Map([
         ["a", 1],
@@ -143,6 +166,7 @@ describe("per-target AUROC across experiments", () => {
     rank: null,
     n_candidates: 10,
     q_targets: q,
+    q_star: null,
   });
   const truth = new Map([
     ["c1", { expected: "P", accepted: ["P"] }],
@@ -173,5 +197,22 @@ describe("per-target AUROC across experiments", () => {
     const r = perTargetAuroc(records, truth);
     expect(r.targets).toBe(3);
     expect(r.auroc).toBeCloseTo((0.75 + 2 / 3 + 0) / 3, 12);
+  });
+});
+
+describe("the benchmark stays out of the product", () => {
+  it("no module of jobs/ or scoring/ (tests aside) imports validation/", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const { fileURLToPath } = await import("node:url");
+    const offenders: string[] = [];
+    for (const dir of ["jobs", "scoring"]) {
+      const root = fileURLToPath(new URL(`../${dir}/`, import.meta.url));
+      for (const name of await readdir(root, { recursive: true })) {
+        if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
+        const text = await readFile(join(root, name), "utf8");
+        if (/from\s+["'][^"']*\/validation\//.test(text)) offenders.push(`${dir}/${name}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });

@@ -8,7 +8,9 @@ import { ulmScores } from "../baselines.ts";
 import { rankingFromScores, type MethodFactory, type PreparedCase } from "./method.ts";
 
 /** The per-gene statistic ULM regresses: the table's, or the signed DEG indicator over the universe. */
-export function ulmStatistic(c: PreparedCase): ReadonlyMap<string, number> | null {
+export function ulmStatistic(
+  c: Pick<PreparedCase, "stat" | "signed" | "universe">,
+): ReadonlyMap<string, number> | null {
   if (c.stat) return c.stat;
   if (!c.signed) return null;
   const y = new Map<string, number>(c.universe.map((g) => [g, 0]));
