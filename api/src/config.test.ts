@@ -29,6 +29,7 @@ describe("loadConfig", () => {
     });
     expect(c.model.defaultVersion).toBeUndefined();
     expect(c.model.versions).toEqual([
+      { version: "v3", scoring: "v3" },
       { version: "v1", scoring: "v1" },
       { version: "v2", scoring: "v2" },
     ]);
@@ -39,7 +40,9 @@ describe("loadConfig", () => {
       { version: "2026-11", scoring: "v2" },
       { version: "v1", scoring: "v1" },
     ]);
-    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v3" })).toThrow(/v3: expected NAME or NAME=v1\|v2/);
+    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v4" })).toThrow(
+      /v4: expected NAME or NAME=v1\|v2\|v3/,
+    );
   });
 
   it("reports every bad value on its own line, never echoing secrets", () => {

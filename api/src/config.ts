@@ -64,12 +64,18 @@ export const ConfigEnv = z.object({
 
   CAUSEWAY_MODEL: z.string().min(1).optional(),
   CAUSEWAY_HGNC: z.string().min(1).optional(),
+  /** Gene-set libraries (ChEA3/KEA3 layout) stored with v3 versions as evidence layers; never bundled. */
+  CAUSEWAY_LIBRARIES: z.string().min(1).optional(),
   /** The default version; unset, the first start makes the first imported version the default and later starts keep the admin's choice. */
   CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).optional(),
-  /** Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1 and v2 name their own scoring). */
+  /**
+   * Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1, v2 and
+   * v3 name their own scoring). The first is the default of a fresh service: v3, the best on the
+   * known-answer benchmarks (runner/docs/model-v3.md).
+   */
   CAUSEWAY_MODEL_VERSIONS: z
     .string()
-    .default("v1,v2")
+    .default("v3,v1,v2")
     .transform((s, ctx) => {
       const out: { version: string; scoring: ScoringVersion }[] = [];
       for (const item of s
@@ -79,7 +85,7 @@ export const ConfigEnv = z.object({
         const [version = "", scoring = version] = item.split("=");
         const parsed = ScoringVersion.safeParse(scoring);
         if (!parsed.success || version.length === 0 || version.length > 128) {
-          ctx.addIssue({ code: "custom", message: `${item}: expected NAME or NAME=v1|v2` });
+          ctx.addIssue({ code: "custom", message: `${item}: expected NAME or NAME=v1|v2|v3` });
           return z.NEVER;
         }
         out.push({ version, scoring: parsed.data });
@@ -135,6 +141,8 @@ function crossProblems(env: Record<string, string | undefined>, options: LoadCon
 export interface ConfiguredModels {
   networkPath: string | undefined;
   hgncDir: string | undefined;
+  /** CAUSEWAY_LIBRARIES: gene-set libraries stored with v3 versions as evidence layers. */
+  librariesDir?: string | undefined;
   /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
   defaultVersion: string | undefined;
   versions: { version: string; scoring: ScoringVersion }[];
@@ -286,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     model: {
       networkPath: e.CAUSEWAY_MODEL ? resolve(e.CAUSEWAY_MODEL) : undefined,
       hgncDir: e.CAUSEWAY_HGNC ? resolve(e.CAUSEWAY_HGNC) : undefined,
+      librariesDir: e.CAUSEWAY_LIBRARIES ? resolve(e.CAUSEWAY_LIBRARIES) : undefined,
       defaultVersion: e.CAUSEWAY_MODEL_VERSION,
       versions: e.CAUSEWAY_MODEL_VERSIONS,
     },

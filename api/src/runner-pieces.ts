@@ -10,6 +10,7 @@ import type { ObjectStore } from "@causeway/runner/storage";
 import type * as AnnDataModule from "@causeway/runner/anndata";
 import type * as CausalModule from "@causeway/runner/causal";
 import type * as GraphModule from "@causeway/runner/graph";
+import type * as LibrariesModule from "@causeway/runner/libraries";
 import type * as ModelModule from "@causeway/runner/model";
 import type * as ScoringModule from "@causeway/runner/scoring";
 import type { ScoringVersion } from "@causeway/contract";
@@ -37,6 +38,8 @@ export interface RunnerPieces {
     scoring: ScoringVersion;
     store: ObjectStore;
     onProgress?: (message: string) => void;
+    /** Gene-set libraries (model v3's evidence layers) stored with the version; kinds from the folder layout. */
+    librariesDir?: string;
   }): Promise<unknown>;
   intermediaryProteins(
     rows: PathRow[],
@@ -73,7 +76,13 @@ export const runnerPieces: RunnerPieces = {
     const m: typeof ModelModule = await import("@causeway/runner/model");
     const { importOptionsFor }: typeof ScoringModule = await import("@causeway/runner/scoring");
     const log = options.onProgress;
+    const libraries: typeof LibrariesModule | null = options.librariesDir
+      ? await import("@causeway/runner/libraries")
+      : null;
+    const layers =
+      libraries && options.librariesDir ? await libraries.layerFilesOfDir(options.librariesDir) : [];
     return m.importModel({
+      ...(layers.length > 0 ? { layers } : {}),
       networkPath: options.networkPath,
       hgncDir: options.hgncDir,
       version: options.version,

@@ -15,9 +15,12 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
+import { z } from "zod";
 import { normalizeDegs } from "./inputs/index.ts";
+import { loadLayersFromDir } from "./libraries/index.ts";
+import type { SymbolTable } from "./symbols/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
-import { ScoringVersion, walkFor } from "./scoring/index.ts";
+import { DEFAULT_SCORING_VERSION, ScoringVersion, walkFor } from "./scoring/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
@@ -36,6 +39,7 @@ interface CommonOptions {
   minMeanExpression: number;
   nRandomizations: number;
   threads?: number;
+  libraries?: string;
 }
 
 const number = (v: string): number => {
@@ -58,11 +62,23 @@ function withCommon(cmd: Command): Command {
     .option("--min-mean-expression <cp10k>", "protein_expressed threshold", number, 0.1)
     .option("--n-randomizations <R>", "matched random DEG sets", integer, 0)
     .addOption(
-      new Option("--model-version <version>", "model version: v1 or v2")
+      new Option("--model-version <version>", "model version: v1, v2 or v3")
         .choices(ScoringVersion.options)
-        .default("v1"),
+        .default(DEFAULT_SCORING_VERSION),
     )
-    .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer));
+    .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer))
+    .option(
+      "--libraries <dir>",
+      "gene-set libraries, model v3's evidence layers (default: $CAUSEWAY_LIBRARIES, else libraries/ beside the network's folder when present)",
+    );
+}
+
+/** The libraries folder of a v3 run: explicit, from the environment, or the data layout's sibling folder. */
+function librariesDir(opts: CommonOptions): string | null {
+  if (opts.libraries) return opts.libraries;
+  if (process.env.CAUSEWAY_LIBRARIES) return process.env.CAUSEWAY_LIBRARIES;
+  const sibling = join(dirname(resolve(opts.network)), "..", "libraries");
+  return existsSync(sibling) ? sibling : null;
 }
 
 /** The HGNC folder: explicit, from the environment, or the data layout's sibling folder. */
@@ -91,7 +107,9 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
     walk: walkFor(opts.modelVersion),
   });
   if (progress) process.stderr.write("\n");
-  return model;
+  // Only model v3 reads evidence layers; v1 and v2 runs stay exactly as before.
+  const libraries = opts.modelVersion === "v3" ? librariesDir(opts) : null;
+  return libraries ? model.withLayers(await loadLayersFromDir(libraries, model.symbols)) : model;
 }
 
 async function run(
@@ -140,12 +158,32 @@ async function run(
   }
 }
 
+/**
+ * A DEG list file: a JSON array of symbols, or a signed list {"up": [...], "down": [...]} whose
+ * signs stand in for fold changes (a gene in both lists has no sign).
+ */
+function readDegList(text: string, symbols: SymbolTable): { degs: string[]; signs?: Map<string, number> } {
+  const parsed: unknown = JSON.parse(text);
+  const signed = SignedDegList.safeParse(parsed);
+  if (!signed.success) return { degs: normalizeDegs(text, symbols).symbols };
+  const up = normalizeDegs(signed.data.up, symbols).symbols;
+  const down = normalizeDegs(signed.data.down, symbols).symbols;
+  const signs = new Map<string, number>();
+  for (const g of up) signs.set(g, 1);
+  for (const g of down) signs.set(g, signs.has(g) ? 0 : -1);
+  return { degs: [...new Set([...up, ...down])], signs };
+}
+const SignedDegList = z.object({ up: z.array(z.string()), down: z.array(z.string()) });
+
 const program = new Command("runner").description(
   "causeway runner: target identification and validation on local files",
 );
 
 withCommon(program.command("target-id").description("rank candidate targets"))
-  .option("--degs <file>", "DEG list (JSON array of symbols)")
+  .option(
+    "--degs <file>",
+    'DEG list (JSON array of symbols, or {"up": [...], "down": [...]}); without --de-table its universe is every RNA node of the model',
+  )
   .option(
     "--de-table <file>",
     "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl)",
@@ -156,9 +194,9 @@ withCommon(program.command("target-id").description("rank candidate targets"))
       throw new InvalidArgumentError("give either --degs or --dataset");
     await run("target_id", opts, null, async (model) => {
       if (opts.dataset) return { shape: "merged", datasetPath: opts.dataset };
-      const degs = normalizeDegs(await readFile(opts.degs!, "utf8"), model.symbols).symbols;
+      const { degs, signs } = readDegList(await readFile(opts.degs!, "utf8"), model.symbols);
       const table = opts.deTable ? readDeTable(await readFile(opts.deTable, "utf8"), model.symbols) : null;
-      return { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table) };
+      return { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table, signs) };
     });
   });
 

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { DEFAULT_NETWORK, HGNC_DIR, REPO_ROOT } from "../shared-data.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
 
 const exec = promisify(execFile);
 export const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
@@ -44,6 +44,7 @@ export async function startEmbeddedServer(extraEnv: NodeJS.ProcessEnv = {}): Pro
     CAUSEWAY_DATA_DIR: dataDir,
     CAUSEWAY_MODEL: DEFAULT_NETWORK,
     CAUSEWAY_HGNC: HGNC_DIR,
+    CAUSEWAY_LIBRARIES: sharedData("libraries"),
     LOG_LEVEL: "warn",
     ...extraEnv,
   };

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
 import { freePort } from "./embedded-server.ts";
 
@@ -29,6 +29,8 @@ const env = (): NodeJS.ProcessEnv => ({
   CAUSEWAY_DATA_DIR: dataDir,
   CAUSEWAY_MODEL: DEFAULT_NETWORK,
   CAUSEWAY_HGNC: HGNC_DIR,
+  // Model v3's evidence layers: the operator supplies the libraries (never bundled).
+  CAUSEWAY_LIBRARIES: sharedData("libraries"),
   LOG_LEVEL: "warn",
   // Polling from one address would exhaust the spec's 30/min edge budget; that limit has its own tests.
   CAUSEWAY_EDGE_LIMIT: "100000",
@@ -143,6 +145,8 @@ describe("embedded service on the Kang 2018 data", () => {
   it("target_validation on the split pair completes and every derived route answers from real results", async () => {
     const key = await newAccount("external");
     const form = await splitValidationForm("STAT1|PROTEIN");
+    // Model v1 by name: its §16.5 ranks stay reproducible now that v3 is the default.
+    form.set("model_version", "v1");
     const created = await api(key, "/v1/predictions", { method: "POST", body: form });
     expect(created.status).toBe(202);
     const { prediction_id: id, status } = await json<{ prediction_id: string; status: string }>(created);
@@ -248,14 +252,15 @@ describe("embedded service on the Kang 2018 data", () => {
     expect(Buffer.from(await graph.arrayBuffer()).subarray(0, 8)).toEqual(png.subarray(0, 8));
   });
 
-  it("holds model versions v1 and v2: model_version selects one end to end, an unknown one is refused, the admin picks the default", async () => {
+  it("holds model versions v3 (the default), v1 and v2: model_version selects one end to end, an unknown one is refused, the admin picks the default", async () => {
     const listed = JSON.parse((await admin("models", "list", "--json")).trim().split("\n").at(-1)!) as {
       version: string;
       scoring: string;
       default: boolean;
     }[];
     expect(listed.map((m) => [m.version, m.scoring, m.default])).toEqual([
-      ["v1", "v1", true],
+      ["v3", "v3", true],
+      ["v1", "v1", false],
       ["v2", "v2", false],
     ]);
 
@@ -313,6 +318,29 @@ describe("embedded service on the Kang 2018 data", () => {
     const { causal_analysis_id: caId } = await json<{ causal_analysis_id: string }>(ca);
     expect((await waitDone(key, caId, `/v1/causal-analysis/${caId}`)).status).toBe("completed");
 
+    // The default model (v3, with the libraries as evidence layers) on the same file: the
+    // IFN-β pathway's STAT1, STAT2 and IRF9 in the top 1 %, although STAT2's and IRF9's genes
+    // are not in the file (absence from a file is not evidence of absence).
+    const byDefaultMerged = new FormData();
+    byDefaultMerged.set(
+      "dataset",
+      await file(join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad")),
+      "cd14mono.h5ad",
+    );
+    const v3Done = await waitDone(
+      key,
+      (
+        await json<{ prediction_id: string }>(
+          await api(key, "/v1/predictions", { method: "POST", body: byDefaultMerged }),
+        )
+      ).prediction_id,
+    );
+    expect(v3Done.status, JSON.stringify(v3Done)).toBe("completed");
+    expect(await runMetadata(v3Done)).toMatchObject({ model_version: "v3", scoring: { version: "v3" } });
+    const v3Rows = v3Done.results as { id: string; rank_percentage: number }[];
+    for (const s of ["STAT1", "STAT2", "IRF9"])
+      expect(v3Rows.find((r) => r.id === `${s}|PROTEIN`)?.rank_percentage, s).toBeLessThanOrEqual(0.01);
+
     await admin("models", "set-default", "v2");
     try {
       const byDefault = await json<{ prediction_id: string }>(await submit(null));
@@ -320,7 +348,7 @@ describe("embedded service on the Kang 2018 data", () => {
         model_version: "v2",
       });
     } finally {
-      await admin("models", "set-default", "v1");
+      await admin("models", "set-default", "v3");
     }
     await expect(admin("models", "set-default", "v9")).rejects.toThrow(/no model version v9/);
   });

@@ -73,6 +73,9 @@ describe("runner command line on the Kang data", () => {
       join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad"),
       "--out",
       out,
+      // Model v1 by name (the default is v3): these are §16.5's reference figures.
+      "--model-version",
+      "v1",
     ]);
     expect(code, stderr).toBe(0);
     const files = await readdir(out);
@@ -98,7 +101,11 @@ describe("runner command line on the Kang data", () => {
 
   it("target-validation on the split pair explains STAT1 with paths into interferon genes", async () => {
     const out = join(outRoot, "split");
-    const { code, stderr } = await runner(validateKangSplit("STAT1|PROTEIN", out));
+    const { code, stderr } = await runner([
+      ...validateKangSplit("STAT1|PROTEIN", out),
+      "--model-version",
+      "v1",
+    ]);
     expect(code, stderr).toBe(0);
     const validation = JSON.parse(await readFile(join(out, "target_validation.json"), "utf8")) as {
       rank: number;

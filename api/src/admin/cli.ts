@@ -245,12 +245,24 @@ models
   .requiredOption("--version <version>", "model version name")
   .option(
     "--scoring <scoring>",
-    "the version's scoring: v1 or v2 (default: the version's name when it is one, else v1)",
+    "the version's scoring: v1, v2 or v3 (default: the version's name when it is one, else v1)",
+  )
+  .option(
+    "--libraries <dir>",
+    "gene-set libraries stored with a v3 version as evidence layers (ChEA3/KEA3 layout)",
   )
   .option("--default", "make it the default version")
   .action(
-    async (o: { network: string; hgnc: string; version: string; scoring?: string; default?: boolean }) => {
-      const scoring = ScoringVersion.safeParse(o.scoring ?? (o.version === "v2" ? "v2" : "v1"));
+    async (o: {
+      network: string;
+      hgnc: string;
+      version: string;
+      scoring?: string;
+      default?: boolean;
+      libraries?: string;
+    }) => {
+      const named = ScoringVersion.safeParse(o.version);
+      const scoring = ScoringVersion.safeParse(o.scoring ?? (named.success ? named.data : "v1"));
       if (!scoring.success) throw new Error(`--scoring must be one of ${ScoringVersion.options.join(", ")}`);
       await withDb(async (db, config) => {
         const store = await openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));
@@ -262,6 +274,7 @@ models
             version: o.version,
             scoring: scoring.data,
             makeDefault: o.default === true,
+            librariesDir: o.libraries,
           },
           err,
         );

@@ -1,5 +1,5 @@
 /**
- * Model versions (model.md §12.1). A version is a network bundle plus a scoring (v1, v2); the
+ * Model versions (model.md §12.1). A version is a network bundle plus a scoring (v1, v2, v3); the
  * service holds several, a submission's `model_version` picks one, and one is the default.
  * Embedded mode's "first start serves jobs": when CAUSEWAY_MODEL/CAUSEWAY_HGNC are set, the
  * versions of CAUSEWAY_MODEL_VERSIONS that are not registered yet are imported with the
@@ -17,7 +17,15 @@ type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
 
 export async function importAndRegisterModel(
   deps: ModelDeps,
-  m: { networkPath: string; hgncDir: string; version: string; scoring: ScoringVersion; makeDefault: boolean },
+  m: {
+    networkPath: string;
+    hgncDir: string;
+    version: string;
+    scoring: ScoringVersion;
+    makeDefault: boolean;
+    /** Gene-set libraries stored with a v3 version as evidence layers (never bundled: the operator supplies them). */
+    librariesDir?: string | undefined;
+  },
   log: (message: string) => void,
 ): Promise<"imported" | "exists"> {
   if (await getModel(deps.db, m.version)) {
@@ -25,6 +33,8 @@ export async function importAndRegisterModel(
     return "exists";
   }
   log(`importing model ${m.version} (scoring ${m.scoring}) from ${m.networkPath}`);
+  if (m.scoring === "v3" && !m.librariesDir)
+    log(`model ${m.version}: no gene-set libraries given, so v3 runs without its evidence layers`);
   const started = performance.now();
   const manifest = await deps.runner.importModel({
     networkPath: m.networkPath,
@@ -33,6 +43,7 @@ export async function importAndRegisterModel(
     scoring: m.scoring,
     store: deps.store,
     onProgress: log,
+    ...(m.scoring === "v3" && m.librariesDir ? { librariesDir: m.librariesDir } : {}),
   });
   recordModelBuild((performance.now() - started) / 1000, manifestBytes(manifest));
   await registerModel(deps.db, m.version, manifest ?? {}, m.makeDefault);
@@ -49,14 +60,18 @@ export async function ensureConfiguredModels(
   models: ConfiguredModels,
   log: (message: string) => void,
 ): Promise<void> {
-  const { networkPath, hgncDir } = models;
+  const { networkPath, hgncDir, librariesDir } = models;
   if (!networkPath || !hgncDir) {
     if (!(await getDefaultModel(deps.db)))
       log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
     return;
   }
   for (const { version, scoring } of models.versions) {
-    await importAndRegisterModel(deps, { networkPath, hgncDir, version, scoring, makeDefault: false }, log);
+    await importAndRegisterModel(
+      deps,
+      { networkPath, hgncDir, version, scoring, makeDefault: false, librariesDir },
+      log,
+    );
   }
   const chosen =
     models.defaultVersion ?? (await getDefaultModel(deps.db))?.version ?? models.versions[0]?.version;

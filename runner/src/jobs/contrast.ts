@@ -247,23 +247,29 @@ function pooledSamples(): { id: string; arm: 0 | 1; donor: null; nCells: number 
 }
 
 /**
- * A DEG list with an optional DE table (command line, model.md §16.5): the universe is the
- * table's genes plus the DEGs, fold changes come from the table's `logFC` column.
+ * A DEG list with an optional DE table (command line, model.md §16.5). With a table, the
+ * universe is the table's genes plus the DEGs (the genes that could have been called DEGs, §7.1)
+ * and fold changes come from its `logFC` column. A bare DEG list says nothing about which genes
+ * were measured, so its universe is genome-wide: every RNA node of the model (plus the DEGs
+ * outside it, which only `degs.tsv` shows), the background ChEA3 and Enrichr use for gene sets.
  */
 export function contrastFromDegList(
   model: Model,
   degs: string[],
   table: { genes: string[]; logFC: (number | null)[]; meanCp10kCtrl?: (number | null)[] | null } | null,
+  /** Up (+1) or down (−1) per DEG, for a signed DEG list without a table (model v3 reads the signs). */
+  signs?: ReadonlyMap<string, number>,
 ): Contrast {
   const log2fc = new Map<string, number | null>();
   table?.genes.forEach((g, i) => log2fc.set(g, table.logFC[i] ?? null));
+  if (signs) for (const [g, v] of signs) if ((log2fc.get(g) ?? null) === null) log2fc.set(g, Math.sign(v));
   const tableExpression = new Map<string, number>();
   table?.genes.forEach((g, i) => {
     const v = table.meanCp10kCtrl?.[i];
     if (v !== null && v !== undefined && Number.isFinite(v)) tableExpression.set(g, v);
   });
   const degSymbols = new Set(degs);
-  const universe = [...new Set([...(table?.genes ?? []), ...degs])];
+  const universe = [...new Set([...(table ? table.genes : model.rnaSymbols), ...degs])];
   const degsTable: DegsTableRow[] = universe.map((gene) => ({
     gene,
     base_mean: null,
@@ -293,7 +299,11 @@ export function contrastFromDegList(
     controlDepth: null,
     degsTable,
     summary: { n_degs: degSymbols.size },
-    metadata: { input: "deg_list", logfc_method: table ? "de_table" : "none" },
+    metadata: {
+      input: "deg_list",
+      logfc_method: table ? "de_table" : "none",
+      universe: table ? "de_table" : "genome_wide",
+    },
     prepared: null,
     de: null,
   };

@@ -18,11 +18,13 @@ import type { Model } from "../model/index.ts";
 import {
   MODEL_V2,
   scoreTargetsWith,
+  V3_WEIGHTS,
   type ScoreTargetsResult,
   type ScoringVersion,
 } from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
+import { scoringInputOf } from "./scoring-input.ts";
 import { contrastFromMerged, contrastFromSplit, type Contrast } from "./contrast.ts";
 import type { Reporter } from "./reporter.ts";
 import type { RunMetadata } from "./run-metadata.ts";
@@ -66,31 +68,29 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
     version: scoring,
     hub_exponent: model.manifest.hub_exponent,
     ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
+    ...(scoring === "v3"
+      ? {
+          weights: V3_WEIGHTS,
+          layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
+        }
+      : {}),
   });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];
   for (const contrast of contrasts) {
     await writeDegArtifacts(run.out, contrast);
     await writePseudoBulkArtifacts(run.out, contrast);
     const scores = metadata.time(`scores${contrast.prefix}`, () =>
-      scoreTargetsWith(scoring, {
-        model,
-        log2fc: contrast.log2fc,
-        ...(contrast.measuredGenes ? { measuredGenes: contrast.measuredGenes } : {}),
-        ...(contrast.controlDepth ? { controlDepth: contrast.controlDepth } : {}),
-        universe: contrast.universe,
-        degs: contrast.mappedDegs,
-        degSignificanceFold: run.params.deg_significance_fold,
-        minMeanExpression: run.params.min_mean_expression,
-        meanCp10kControl:
-          scoring === "v2" && contrast.meanCp10kControl.size === 0
-            ? contrast.tableMeanCp10kControl
-            : contrast.meanCp10kControl,
-        meanCp10kBoth: contrast.meanCp10kBoth,
-        isDegSymbols: contrast.degSymbols,
-        nRandomizations: run.params.n_randomizations,
-        seedSource: `${run.predictionId}/${contrast.prefix}`,
-        jobType: run.jobType,
-      }),
+      scoreTargetsWith(
+        scoring,
+        scoringInputOf({
+          model,
+          contrast,
+          params: run.params,
+          scoring,
+          predictionId: run.predictionId,
+          jobType: run.jobType,
+        }),
+      ),
     );
     metadata.addResultSet(contrast, scores);
     await writeScoreArtifacts(run.out, contrast, scores);

@@ -10,6 +10,7 @@ export {
   ModelIntegrityError,
   MANIFEST_FILE,
   type ImportModelOptions,
+  type LayerInput,
   type LoadModelOptions,
 } from "./model-store.ts";
 export {

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { SCORING_VERSIONS } from "@causeway/contract";
+import { LayerKind } from "../libraries/gmt.ts";
 
 /** Bump when the stored bundle layout changes, so caches keyed on it are rebuilt. */
 export const BUNDLE_FORMAT = 1;
@@ -28,6 +29,13 @@ export const ModelManifest = z.object({
   weight_rule: z.enum(["uniform", "dorothea_confidence"]),
   /** The scoring this version uses; manifests written before v2 existed are v1. */
   scoring: z.enum(SCORING_VERSIONS).default("v1"),
+  /**
+   * Evidence layers (gene-set libraries the operator supplied, model v3): each names its stored
+   * file (`layers/<file>`, listed in `files` with its checksum) and what its sets say.
+   */
+  layers: z
+    .array(z.object({ name: z.string().min(1).max(128), kind: LayerKind, file: z.string().min(1), sha256 }))
+    .optional(),
   iterations: z.number().int().positive(),
   tolerance: z.number().positive(),
   zero_below: z.number().min(0),
@@ -59,7 +67,10 @@ export function manifestIdentity(
     | "hub_exponent"
     | "tolerance"
     | "default_max_path_length"
-  > & { scoring?: (typeof SCORING_VERSIONS)[number] },
+  > & {
+    scoring?: (typeof SCORING_VERSIONS)[number];
+    layers?: readonly { name: string; kind: string; sha256: string }[] | undefined;
+  },
 ): string {
   const hgnc = Object.keys(m.hgnc)
     .sort()
@@ -75,5 +86,7 @@ export function manifestIdentity(
     m.default_max_path_length,
     // v1 identities keep their original form, so existing versions re-import as no-ops.
     ...(m.scoring === "v2" ? ["scoring:v2"] : []),
+    ...(m.scoring === "v3" ? ["scoring:v3"] : []),
+    ...(m.layers ?? []).map((l) => `layer:${l.name}:${l.kind}:${l.sha256}`),
   ]);
 }

@@ -78,6 +78,76 @@ describe("model versions in an object store", () => {
     expect(Array.from(model.graph.sign)).toEqual([1, -1, 1, 1, -1, 1]);
   });
 
+  it("stores evidence layers with a v3 version, checksummed, and loads them parsed", async () => {
+    const libs = join(dir, "libs", "chea3");
+    await mkdir(libs, { recursive: true });
+    const layerPath = join(libs, "toy_chipseq.gmt.gz");
+    await writeFile(layerPath, gzipSync("B_EXP1\t\tx\ty\nC_EXP2\t\tolda\tz\n"));
+    const layers = [{ path: layerPath, kind: "tf_binding" as const }];
+    const manifest = await importModel({
+      networkPath,
+      hgncDir,
+      version: "v3-toy",
+      store,
+      threads: 1,
+      scoring: "v3",
+      layers,
+    });
+    expect(manifest.scoring).toBe("v3");
+    expect(manifest.layers).toEqual([
+      {
+        name: "toy_chipseq",
+        kind: "tf_binding",
+        file: "toy_chipseq.gmt.gz",
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    ]);
+    expect(manifest.files["layers/toy_chipseq.gmt.gz"]?.sha256).toBe(manifest.layers![0]!.sha256);
+    // The same inputs re-import as a no-op; the same network without the layer is another version.
+    expect(
+      (
+        await importModel({
+          networkPath,
+          hgncDir,
+          version: "v3-toy",
+          store,
+          threads: 1,
+          scoring: "v3",
+          layers,
+        })
+      ).created_at,
+    ).toBe(manifest.created_at);
+    await expect(
+      importModel({ networkPath, hgncDir, version: "v3-toy", store, threads: 1, scoring: "v3" }),
+    ).rejects.toBeInstanceOf(ModelVersionConflict);
+
+    const model = await loadModel(store, "v3-toy");
+    expect(model.layers).toHaveLength(1);
+    expect(model.layers[0]!.sets.get("C")).toEqual([["A", "z"]]);
+
+    // A stored layer that no longer matches its checksum is refused.
+    await store.put("models/v3-toy/layers/toy_chipseq.gmt.gz", gzipSync("B_EXP1\t\tx\n"));
+    await expect(loadModel(new FsObjectStore(join(dir, "store")), "v3-toy")).rejects.toThrow(/checksum/);
+  });
+
+  it("refuses a malformed library before storing anything", async () => {
+    const bad = join(dir, "bad_chipseq.gmt");
+    await writeFile(bad, "no sets here\n");
+    await expect(
+      importModel({
+        networkPath,
+        hgncDir,
+        version: "v3-bad",
+        store,
+        threads: 1,
+        scoring: "v3",
+        layers: [{ path: bad, kind: "tf_binding" }],
+      }),
+    ).rejects.toThrow(/no gene-set line/);
+    expect(await store.exists("models/v3-bad/model_manifest.json")).toBe(false);
+    expect(await store.exists("models/v3-bad/bundle/influence.f32")).toBe(false);
+  });
+
   it("throws unknown_model_version for a missing manifest", async () => {
     const err = await loadModel(store, "v-missing").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JobFailure);

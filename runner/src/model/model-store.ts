@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
+import { parseGmt, type LayerKind } from "../libraries/gmt.ts";
 import { computeInfluence, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
@@ -70,6 +71,18 @@ export interface ImportModelOptions {
   walk?: WalkParams;
   /** Scoring recorded in the manifest (selects the target scoring of jobs); v1 when omitted. */
   scoring?: (typeof SCORING_VERSIONS)[number];
+  /**
+   * Evidence layers stored with the version (gene-set libraries, model v3): the file, a name
+   * (default: the file name without `.gmt` / `.gmt.gz`) and what its sets say.
+   */
+  layers?: readonly LayerInput[];
+}
+
+/** One evidence layer to import. */
+export interface LayerInput {
+  path: string;
+  kind: LayerKind;
+  name?: string;
 }
 
 const sha256 = (buf: Buffer | Uint8Array): string => createHash("sha256").update(buf).digest("hex");
@@ -87,9 +100,30 @@ interface Inputs {
   network: Buffer;
   networkFile: string;
   hgnc: Record<string, Buffer>;
+  layers: { name: string; kind: LayerKind; file: string; content: Buffer }[];
 }
 
-async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs> {
+const layerNameOf = (path: string): string => basename(path).replace(/\.gmt(\.gz)?$/, "");
+
+async function readLayers(layers: readonly LayerInput[] = []): Promise<Inputs["layers"]> {
+  const out = await Promise.all(
+    layers.map(async (l) => ({
+      name: l.name ?? layerNameOf(l.path),
+      kind: l.kind,
+      file: basename(l.path),
+      content: await readFile(l.path),
+    })),
+  );
+  const names = new Set(out.map((l) => l.file));
+  if (names.size !== out.length) throw new Error("evidence layers: two layers share a file name");
+  return out;
+}
+
+async function readInputs(
+  networkPath: string,
+  hgncDir: string,
+  layers?: readonly LayerInput[],
+): Promise<Inputs> {
   const names = Object.values(HGNC_FILES);
   const [network, ...hgnc] = await Promise.all([
     readFile(networkPath),
@@ -99,12 +133,19 @@ async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs>
     network: network!,
     networkFile: basename(networkPath),
     hgnc: Object.fromEntries(names.map((n, i) => [n, hgnc[i]!])),
+    layers: await readLayers(layers),
   };
 }
+
+const layerManifest = (inputs: Inputs): ModelManifest["layers"] =>
+  inputs.layers.length === 0
+    ? undefined
+    : inputs.layers.map((l) => ({ name: l.name, kind: l.kind, file: l.file, sha256: sha256(l.content) }));
 
 function identityOf(inputs: Inputs, walk: WalkParams, scoring: ImportModelOptions["scoring"]): string {
   return manifestIdentity({
     scoring,
+    layers: layerManifest(inputs),
     bundle_format: BUNDLE_FORMAT,
     network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
     hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
@@ -134,7 +175,7 @@ async function readManifest(store: ObjectStore, version: string): Promise<ModelM
  */
 export async function importModel(options: ImportModelOptions): Promise<ModelManifest> {
   const walk = options.walk ?? V1_WALK;
-  const inputs = await readInputs(options.networkPath, options.hgncDir);
+  const inputs = await readInputs(options.networkPath, options.hgncDir, options.layers);
   const existing = await readManifest(options.store, options.version);
   if (existing) {
     if (manifestIdentity(existing) === identityOf(inputs, walk, options.scoring)) return existing;
@@ -163,8 +204,12 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
     [BUNDLE.edgeEvidence]: Buffer.from(
       JSON.stringify({ resource: graph.resource, evidence: graph.evidence }),
     ),
+    ...Object.fromEntries(inputs.layers.map((l) => [`layers/${l.file}`, l.content])),
   };
+  // Parse every layer before storing anything, so a malformed file fails the import cleanly.
+  for (const l of inputs.layers) parseGmt(l.content, l.name, l.kind, symbols);
   const manifest = await manifestOf({
+    layers: layerManifest(inputs),
     version: options.version,
     network: { file: inputs.networkFile, sha256: sha256(inputs.network) },
     hgnc: Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)])),
@@ -195,6 +240,7 @@ async function manifestOf(m: {
   hgnc: ModelManifest["hgnc"];
   files: ModelManifest["files"];
   scoring: ModelManifest["scoring"] | undefined;
+  layers?: ModelManifest["layers"];
   bundle: Pick<Awaited<ReturnType<typeof computeBundle>>, "network" | "graph" | "result" | "iterations"> & {
     walk: WalkParams;
   };
@@ -210,6 +256,7 @@ async function manifestOf(m: {
     hub_exponent: walk.hubExponent,
     weight_rule: network.weightRule,
     scoring: m.scoring ?? "v1",
+    ...(m.layers ? { layers: m.layers } : {}),
     iterations,
     tolerance: TOLERANCE,
     zero_below: ZERO_BELOW,
@@ -374,9 +421,16 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
     resource: ev.resource,
     evidence: ev.evidence,
   };
+  const symbols = SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol });
+  const layers = await Promise.all(
+    (manifest.layers ?? []).map(async (l) =>
+      parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols),
+    ),
+  );
   return new Model({
     manifest,
-    symbols: SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol }),
+    symbols,
+    layers,
     graph,
     sourceProteins: Int32Array.from(ids.source_proteins),
     influence: typed(Float32Array, await read(BUNDLE.influence)),

@@ -2,6 +2,7 @@
  * A loaded model version: the interactome as transition graph, the influence bundle and the
  * symbol table, with the look-ups that scoring (§7) and causal analysis (§10) need.
  */
+import type { EvidenceLayer } from "../libraries/gmt.ts";
 import type { SymbolTable } from "../symbols/index.ts";
 import { influenceRow } from "./influence.ts";
 import type { ModelManifest } from "./manifest.ts";
@@ -18,6 +19,8 @@ export interface ModelParts {
   influence: Float32Array;
   /** B over V_R. */
   baseline: Float64Array;
+  /** Gene-set libraries stored with the version (model v3's evidence layers); none when absent. */
+  layers?: readonly EvidenceLayer[];
 }
 
 const symbolOfId = (id: string): string => id.slice(0, id.lastIndexOf("|"));
@@ -38,6 +41,8 @@ export class Model {
   readonly baseline: Float64Array;
   /** α of the walk. */
   readonly alpha: number;
+  /** Evidence layers of the version (gene-set libraries), in manifest order. */
+  readonly layers: readonly EvidenceLayer[];
   private readonly rnaIndexBySymbol: Map<string, number>;
   private readonly proteinIndexBySymbol: Map<string, number>;
   private readonly sourceIndexBySymbol: Map<string, number>;
@@ -48,6 +53,7 @@ export class Model {
     this.symbols = parts.symbols;
     this.graph = parts.graph;
     this.alpha = parts.manifest.alpha;
+    this.layers = parts.layers ?? [];
     const ids = parts.graph.nodeIds;
     this.proteinSymbols = Array.from(parts.graph.proteinNodes, (i) => symbolOfId(ids[i]!));
     this.rnaSymbols = Array.from(parts.graph.rnaNodes, (i) => symbolOfId(ids[i]!));
@@ -119,6 +125,12 @@ export class Model {
   outDegree(symbol: string): number {
     const u = this.nodeIndex(symbol, "PROTEIN");
     return u < 0 ? 0 : this.graph.p.indptr[u + 1]! - this.graph.p.indptr[u]!;
+  }
+
+  /** The same model with other evidence layers (command line and benchmarks: libraries from files). */
+  withLayers(layers: readonly EvidenceLayer[]): Model {
+    const { manifest, symbols, graph, sourceProteins, influence, baseline } = this;
+    return new Model({ manifest, symbols, graph, sourceProteins, influence, baseline, layers });
   }
 
   /** Q and R of §6.4, built on first use. */

@@ -23,7 +23,24 @@ export {
   type V2Settings,
   type V2Evidence,
 } from "./score-targets-v2.ts";
-export { ScoringVersion, scoreTargetsWith, MODEL_V2, walkFor, importOptionsFor } from "./scoring-version.ts";
+export {
+  ScoringVersion,
+  DEFAULT_SCORING_VERSION,
+  scoreTargetsWith,
+  MODEL_V2,
+  walkFor,
+  readsLayers,
+  importOptionsFor,
+} from "./scoring-version.ts";
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";
 export { ulmActivity, ULM_MIN_DF, type UlmActivity } from "./ulm.ts";
+export {
+  scoreTargetsV3,
+  activationState,
+  layerPValues,
+  V3_WEIGHTS,
+  V3_EXTRA_COLUMNS,
+  type ScoreTargetsV3Input,
+  type V3Weights,
+} from "./score-targets-v3.ts";

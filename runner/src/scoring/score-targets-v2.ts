@@ -173,7 +173,7 @@ function universeView(
  * `unmeasured = after_measured`), 2 measured and not expressed. A proxy never outranks the
  * candidate it feeds, so it takes that candidate's tier when lower.
  */
-function rankTiers(
+export function rankTiers(
   input: ScoreTargetsV2Input,
   settings: V2Settings,
   bySource: readonly TargetScoreRow[],

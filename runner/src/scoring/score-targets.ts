@@ -9,6 +9,7 @@ import { benjaminiHochberg } from "./bh.ts";
 import { checkMappedDegs } from "./checks.ts";
 import { hypergeomScore, hypergeomZ, logFactorials, logHypergeomUpperTail } from "./hypergeometric.ts";
 import { randomize, type SignificanceIndicator } from "./randomization.ts";
+import { significantGenes } from "./significant-genes.ts";
 import { buildStrata, type StratumGroup } from "./strata.ts";
 
 /** One row of target_scores.tsv (§7, §7.6, §13), in rank order. */
@@ -147,18 +148,20 @@ export function scoreTargets(input: ScoreTargetsInput): ScoreTargetsResult {
   const matrix = new Float32Array(nS * n);
   const xOf = new Float64Array(n);
 
+  // Sig(s) (F = I/B >= f, with I > 0, §7.2) over all RNA nodes, then restricted to U.
+  const sig = significantGenes(model, f);
+  const posInUniverse = new Int32Array(nR).fill(-1);
+  genes.forEach((j, u) => (posInUniverse[j] = u));
   for (let s = 0; s < nS; s++) {
     const o = s * nR;
     let Ks = 0;
     let ks = 0;
-    for (let u = 0; u < N; u++) {
-      const i = model.influence[o + genes[u]!]!;
-      // F = I/B >= f, with I > 0 (§7.2).
-      if (i > 0 && i / uB[u]! >= f) {
-        Ks++;
-        if (isDegPos[u] === 1) ks++;
-        if (indicator) indicator.bytes[u * stride + s] = 1;
-      }
+    for (let e = sig.indptr[s]!; e < sig.indptr[s + 1]!; e++) {
+      const u = posInUniverse[sig.indices[e]!]!;
+      if (u < 0) continue;
+      Ks++;
+      if (isDegPos[u] === 1) ks++;
+      if (indicator) indicator.bytes[u * stride + s] = 1;
     }
     K[s] = Ks;
     k[s] = ks;

@@ -1,11 +1,13 @@
 /**
  * The scoring of a model version. A model version's manifest names its scoring (`scoring`,
  * v1 when absent); v1 and v2 read the same influence bundle, so a v2 version is a v1 bundle
- * whose manifest says `"scoring": "v2"`.
+ * whose manifest says `"scoring": "v2"`. A v3 version is a v2 bundle (h = 0.5) with optional
+ * evidence layers (gene-set libraries) and `"scoring": "v3"` (runner/docs/model-v3.md).
  */
 import { ScoringVersion } from "@causeway/contract";
 import { V1_WALK, type WalkParams } from "../model/index.ts";
 import type { ScoreTargetsResult } from "./score-targets.ts";
+import { scoreTargetsV3 } from "./score-targets-v3.ts";
 import { scoreTargets } from "./score-targets.ts";
 import {
   V2_DEFAULTS,
@@ -16,9 +18,20 @@ import {
 
 export { ScoringVersion };
 
+/**
+ * The model a job gets when it names none: the command line's `--model-version` default and the
+ * `default_model` of `npm run validate`'s report. (The service's default is the first version
+ * of CAUSEWAY_MODEL_VERSIONS at first start.)
+ */
+export const DEFAULT_SCORING_VERSION: ScoringVersion = "v3";
+
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
 export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
-  return version === "v2" ? scoreTargetsV2(input) : scoreTargets(input);
+  return version === "v3"
+    ? scoreTargetsV3(input)
+    : version === "v2"
+      ? scoreTargetsV2(input)
+      : scoreTargets(input);
 }
 
 /**
@@ -32,9 +45,15 @@ export const MODEL_V2: { walk: WalkParams; settings: V2Settings } = {
   settings: V2_DEFAULTS,
 };
 
+/** Whether a scoring reads the evidence layers (gene-set libraries) of its model version. */
+export function readsLayers(version: ScoringVersion): boolean {
+  return version === "v3";
+}
+
 /** The walk of a model version's bundle for a scoring version (command line: --model-version). */
 export function walkFor(version: ScoringVersion): WalkParams {
-  return version === "v2" ? MODEL_V2.walk : V1_WALK;
+  // v3 reads the v2 walk: its propagated evidence is v1's p-value on the hub-penalized bundle.
+  return version === "v2" || version === "v3" ? MODEL_V2.walk : V1_WALK;
 }
 
 /**

@@ -90,7 +90,7 @@ export function nullSummaries(
     v1: { fracs: [] as number[], inputs: 0, cands: 0, bh: 0 },
     v2: { fracs: [] as number[], inputs: 0, cands: 0, bh: 0 },
   };
-  const tally = (v: ScoringVersion, res: ScoreTargetsResult): void => {
+  const tally = (v: keyof typeof acc, res: ScoreTargetsResult): void => {
     const nP = res.rows.filter((r) => r.pvalue < 0.05).length;
     const nQ = res.rows.filter((r) => r.qvalue < 0.05).length;
     acc[v].fracs.push(nP / res.rows.length);

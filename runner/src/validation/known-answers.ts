@@ -42,7 +42,7 @@ export interface KnownAnswerCase {
 }
 
 /** The signed statistic column of a DE table (see KnownAnswerCase.stat). */
-function statOf(text: string, symbols: SymbolTable): Map<string, number> {
+export function statOf(text: string, symbols: Pick<SymbolTable, "resolve">): Map<string, number> {
   const { columns, rows } = parseTsv(text);
   const col = (name: string): number => columns.indexOf(name);
   const curated = col("hgnc_symbol");

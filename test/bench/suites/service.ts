@@ -33,7 +33,7 @@ import type * as ContextTypes from "../../../api/src/create-context.ts";
 import type * as ModelsTypes from "../../../api/src/services/models.ts";
 import type * as AccountsTypes from "../../../api/src/db/accounts.ts";
 import type * as LoggingTypes from "../../../api/src/observability/logging.ts";
-import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../../shared-data.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT, sharedData } from "../../shared-data.ts";
 import { median, type BenchRow, type BenchSuite } from "../bench.ts";
 
 type AppModule = typeof AppTypes;
@@ -82,6 +82,7 @@ async function startApi(dataDir: string, env: Record<string, string>): Promise<A
     CAUSEWAY_DATA_DIR: dataDir,
     CAUSEWAY_MODEL: DEFAULT_NETWORK,
     CAUSEWAY_HGNC: HGNC_DIR,
+    CAUSEWAY_LIBRARIES: sharedData("libraries"),
     CAUSEWAY_RUNNER_ENTRY: join(ROOT, "runner/src/main.ts"),
     CAUSEWAY_RATE_LIMIT: "1000000",
     CAUSEWAY_EDGE_LIMIT: "1000000",

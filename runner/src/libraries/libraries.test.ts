@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { toySymbols } from "../../test/fixtures/model/toy.ts";
+import { GmtFormatError, layerFilesOfDir, layerKindOf, loadLayersFromDir, parseGmt } from "./index.ts";
+
+const symbols = toySymbols(["OLDX"]);
+
+describe("GMT evidence layers", () => {
+  it("reads the regulator before the first underscore, normalizes genes and keeps several sets per regulator", () => {
+    const text = [
+      "B_HELA_HG19\t\tx\ty\tnot-a-gene",
+      "B_K562_HG19\t\tz",
+      "C\tdesc\ty\tz\ty",
+      "unknown_1\t\tx",
+    ].join("\n");
+    const layer = parseGmt(Buffer.from(text), "toy", "tf_binding", symbols);
+    expect(layer).toMatchObject({ name: "toy", kind: "tf_binding" });
+    expect([...layer.sets.keys()]).toEqual(["B", "C"]);
+    expect(layer.sets.get("B")).toEqual([["x", "y"], ["z"]]);
+    expect(layer.sets.get("C")).toEqual([["y", "z"]]);
+  });
+
+  it("reads gzipped files the same as plain ones", () => {
+    const text = "B_1\t\tx\ty\n";
+    const plain = parseGmt(Buffer.from(text), "a", "kinase", symbols);
+    const gz = parseGmt(gzipSync(text), "a", "kinase", symbols);
+    expect([...gz.sets]).toEqual([...plain.sets]);
+  });
+
+  it("refuses a file without any set line", () => {
+    expect(() => parseGmt(Buffer.from("just text\nno tabs\n"), "bad", "kinase", symbols)).toThrow(
+      GmtFormatError,
+    );
+  });
+
+  it("reads a layer's kind from its name or folder (ChEA3/KEA3 layout) and refuses a guess", () => {
+    expect(layerKindOf("chea3/encode_chipseq.gmt.gz")).toBe("tf_binding");
+    expect(layerKindOf("chea3/archs4_coexpression.gmt.gz")).toBe("tf_coexpression");
+    expect(layerKindOf("kea3/STRING.gmt.gz")).toBe("kinase");
+    expect(layerKindOf("kinases/PhosDAll.gmt")).toBe("kinase");
+    expect(layerKindOf("misc/things.gmt")).toBeNull();
+  });
+
+  const dirs: string[] = [];
+  afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+  it("loads every library of a directory in path order, and fails on a file of unknown kind", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "causeway-libs-"));
+    dirs.push(dir);
+    await mkdir(join(dir, "chea3"));
+    await mkdir(join(dir, "kea3"));
+    await writeFile(join(dir, "chea3", "remap_chipseq.gmt.gz"), gzipSync("B_1\t\tx\ty\n"));
+    await writeFile(join(dir, "kea3", "PhosDAll.gmt"), "A_PhosD\t\tB\tC\n");
+    await writeFile(join(dir, "README.md"), "not a library");
+    const layers = await loadLayersFromDir(dir, symbols);
+    expect(layers.map((l) => [l.name, l.kind])).toEqual([
+      ["chea3/remap_chipseq", "tf_binding"],
+      ["kea3/PhosDAll", "kinase"],
+    ]);
+    await writeFile(join(dir, "other.gmt"), "B_1\t\tx\n");
+    await expect(layerFilesOfDir(dir)).rejects.toThrow(/kind/);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Model v3 against model v1 (runner/docs/model-v3.md): target scoring on the same input, each
+ * version with its own bundle (v3: the v2 walk, h = 0.5, plus the shared gene-set libraries as
+ * evidence layers). Two inputs: the Kang CD14 known-answer DEG list with its DE table, and a
+ * bare signed DEG list (a ChEA3 knockout case) on the genome-wide universe. v3 may cost at most
+ * 2× v1 per job; everything else in a job is the same code for every version. Layers are parsed
+ * once per model load (timed separately), as a runner does.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { loadLayersFromDir } from "../../../runner/src/libraries/index.ts";
+import { buildModelFromFiles } from "../../../runner/src/model/index.ts";
+import { scoreTargets, scoreTargetsV3, walkFor } from "../../../runner/src/scoring/index.ts";
+import { caseInput } from "../../../runner/src/validation/calibration.ts";
+import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
+import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
+
+const BARE_CASE = join(sharedData("known_answers_v2"), "chea3_ahr_ko_mouse_gse19411_c1468");
+
+export const suite: BenchSuite = {
+  name: "model-v3",
+  async run(): Promise<BenchRow[]> {
+    const load = (v: "v1" | "v3") =>
+      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: walkFor(v) });
+    const v1Model = await load("v1");
+    const v3Bundle = await load("v3");
+    let layers = await loadLayersFromDir(sharedData("libraries"), v3Bundle.symbols);
+    const tLayers = await timeIt(async () => {
+      layers = await loadLayersFromDir(sharedData("libraries"), v3Bundle.symbols);
+    });
+    const v3Model = v3Bundle.withLayers(layers);
+    const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", v1Model.symbols);
+    const signed = JSON.parse(await readFile(join(BARE_CASE, "degs_signed.json"), "utf8")) as {
+      up: string[];
+      down: string[];
+    };
+    const norm = (xs: string[]) =>
+      xs.map((x) => v1Model.symbols.resolve(x)).filter((x): x is string => x !== null);
+    const up = norm(signed.up);
+    const down = norm(signed.down);
+    const bareDegs = [...new Set([...up, ...down])];
+    const signs = new Map<string, number>([
+      ...up.map((g) => [g, 1] as const),
+      ...down.map((g) => [g, -1] as const),
+    ]);
+    const bare = (model: typeof v1Model) => ({
+      model,
+      universe: [...model.rnaSymbols],
+      degs: bareDegs,
+      degSignificanceFold: 1,
+      minMeanExpression: 0.1,
+      isDegSymbols: new Set(bareDegs),
+      nRandomizations: 0,
+      seedSource: "bench/",
+      log2fc: signs,
+    });
+    const rows: BenchRow[] = [];
+    const inputs = [
+      {
+        label: "Kang CD14 DEG list + DE table",
+        v1: { ...caseInput(v1Model, c, c.degs), seedSource: "bench/" },
+        v3: { ...caseInput(v3Model, c, c.degs), seedSource: "bench/" },
+      },
+      {
+        label: `bare signed DEG list (${bareDegs.length} genes, genome-wide universe)`,
+        v1: bare(v1Model),
+        v3: bare(v3Model),
+      },
+    ];
+    for (const i of inputs) {
+      scoreTargetsV3(i.v3); // resolves the layers to the model's indices, once per model as in a runner
+      const t1 = await timeIt(() => scoreTargets(i.v1));
+      const t3 = await timeIt(() => scoreTargetsV3(i.v3));
+      rows.push({
+        name: `target_id scoring, model v3, ${i.label}`,
+        seconds: t3,
+        reference: `target_id scoring, model v1, ${i.label}`,
+        referenceSeconds: t1,
+        note: `|S| ${v1Model.nSources}, ${layers.length} evidence layers; goal ratio ≤ 2 (v3 at most 2× v1 per job); median of 3`,
+      });
+    }
+    rows.push({
+      name: "model v3: parse the evidence layers (once per model load)",
+      seconds: tLayers,
+      reference: "none (once per runner process)",
+      referenceSeconds: null,
+      note: `${layers.length} GMT files of the shared libraries`,
+    });
+    return rows;
+  },
+};
