@@ -19,7 +19,7 @@ import { registerModel } from "../db/models.ts";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
 import { limitKeys } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
-import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
+import type { GeneLookupPiece, PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
 import { JobEvents } from "../events/job-events.ts";
 import { apiLoggerOptions } from "../observability/logging.ts";
@@ -54,6 +54,14 @@ export class FakeRunner implements RunnerPieces {
   }
   async importModel(): Promise<unknown> {
     return { version: "v1" };
+  }
+  /** What geneLookup answers; a test that calls POST /v1/genes/resolve sets it. */
+  lookup: GeneLookupPiece | null = null;
+  lookedUp: string[] = [];
+  async geneLookup(_store: unknown, version: string): Promise<GeneLookupPiece> {
+    this.lookedUp.push(version);
+    if (!this.lookup) throw new Error("FakeRunner.lookup is not set");
+    return this.lookup;
   }
   async close(): Promise<void> {}
   async intermediaryProteins(

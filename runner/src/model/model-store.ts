@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
-import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
+import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
 import { computeInfluence, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
@@ -91,14 +91,21 @@ interface Inputs {
 
 async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs> {
   const names = Object.values(HGNC_FILES);
-  const [network, ...hgnc] = await Promise.all([
+  const [network, orthologues, ...hgnc] = await Promise.all([
     readFile(networkPath),
+    // Optional: the mouse–human orthologue table travels with the version when the directory has it.
+    readFile(join(hgncDir, ORTHOLOGUE_FILE)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return null;
+      throw err;
+    }),
     ...names.map((n) => readFile(join(hgncDir, n))),
   ]);
+  const files: [string, Buffer][] = names.map((n, i) => [n, hgnc[i]!]);
+  if (orthologues) files.push([ORTHOLOGUE_FILE, orthologues]);
   return {
     network: network!,
     networkFile: basename(networkPath),
-    hgnc: Object.fromEntries(names.map((n, i) => [n, hgnc[i]!])),
+    hgnc: Object.fromEntries(files),
   };
 }
 
@@ -116,7 +123,7 @@ function identityOf(inputs: Inputs, walk: WalkParams, scoring: ImportModelOption
   });
 }
 
-async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
+export async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
   let raw: Buffer;
   try {
     raw = await store.get(prefixOf(version) + MANIFEST_FILE);
