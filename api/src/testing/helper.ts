@@ -320,7 +320,11 @@ export async function completeJob(
   kind: JobKind,
   jobId: string,
   files: Record<string, Buffer | string>,
-  extra: { result_sets?: string[]; dataset_summary?: Record<string, unknown> } = {},
+  extra: {
+    result_sets?: string[];
+    dataset_summary?: Record<string, unknown>;
+    warnings?: { code: string; message: string }[];
+  } = {},
 ): Promise<void> {
   const result_files = [];
   for (const [name, body] of Object.entries(files)) {
@@ -337,6 +341,7 @@ export async function completeJob(
     result_files,
     result_sets: extra.result_sets ?? [""],
     dataset_summary: extra.dataset_summary ?? null,
+    ...(extra.warnings ? { warnings: extra.warnings } : {}),
   });
   if (res.statusCode !== 200) throw new Error(`completion callback failed: ${res.statusCode} ${res.body}`);
 }

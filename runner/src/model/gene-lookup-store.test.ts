@@ -75,7 +75,8 @@ describe("gene look-ups of a stored model version", () => {
   it("loads the orthologue table of a manifest", async () => {
     const { readManifest } = await import("./model-store.ts");
     const manifest = (await readManifest(store, "with"))!;
-    expect(manifest.hgnc).toHaveProperty("mouse_human_orthologues.tsv.gz");
+    expect(manifest.files).toHaveProperty(["hgnc/mouse_human_orthologues.tsv.gz"]);
+    expect(manifest.hgnc).not.toHaveProperty(["mouse_human_orthologues.tsv.gz"]);
     expect((await loadOrthologues(store, manifest))?.humanOf("QQ")).toBe("Q");
   });
 });

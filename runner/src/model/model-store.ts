@@ -87,6 +87,11 @@ interface Inputs {
   network: Buffer;
   networkFile: string;
   hgnc: Record<string, Buffer>;
+  /**
+   * Stored with the version and listed in its files, but not part of its identity: it changes no
+   * number of a human analysis, and versions imported before it existed stay re-importable.
+   */
+  orthologues: Buffer | null;
 }
 
 async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs> {
@@ -100,12 +105,11 @@ async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs>
     }),
     ...names.map((n) => readFile(join(hgncDir, n))),
   ]);
-  const files: [string, Buffer][] = names.map((n, i) => [n, hgnc[i]!]);
-  if (orthologues) files.push([ORTHOLOGUE_FILE, orthologues]);
   return {
     network: network!,
     networkFile: basename(networkPath),
-    hgnc: Object.fromEntries(files),
+    hgnc: Object.fromEntries(names.map((n, i) => [n, hgnc[i]!])),
+    orthologues,
   };
 }
 
@@ -157,6 +161,7 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
   const files: Record<string, Buffer> = {
     [`network/${inputs.networkFile}`]: inputs.network,
     ...Object.fromEntries(Object.entries(inputs.hgnc).map(([name, buf]) => [`hgnc/${name}`, buf])),
+    ...(inputs.orthologues ? { [`hgnc/${ORTHOLOGUE_FILE}`]: inputs.orthologues } : {}),
     [BUNDLE.ids]: Buffer.from(
       JSON.stringify({ node_ids: graph.nodeIds, source_proteins: Array.from(result.sourceProteins) }),
     ),
