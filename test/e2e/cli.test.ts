@@ -144,7 +144,9 @@ describe("causeway CLI on the Kang 2018 data", () => {
     );
     expect(paths.paths.length).toBeGreaterThan(0);
     expect(paths.paths.every((p) => p.path.startsWith("STAT1>"))).toBe(true);
-    expect((await causeway(["paths", id])).stdout).toMatch(/paths to \d+ impacted DEGs/);
+    const table = await causeway(["paths", id]);
+    expect(table.stderr).toMatch(/paths to \d+ impacted DEGs/);
+    expect(table.stdout.split("\n")[0]).toBe("deg\tlength\tscore_path_given_target\tpath");
 
     expect(lastJson(await causeway(["quota", "--json"]))).toEqual({
       total_quota_requests: 100,

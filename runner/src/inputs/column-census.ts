@@ -57,18 +57,24 @@ export function describeColumn(c: ColumnCensus): string {
 
 /** Candidates for the condition column: few levels, one of them named like a control. */
 export function conditionHints(frame: DataFrame): string[] {
-  return censusOf(frame, null, null)
-    .filter((c) => c.levels.length <= 12)
-    .sort((a, b) => Number(b.levels.some(isControlLevel)) - Number(a.levels.some(isControlLevel)))
-    .slice(0, 4)
-    .map((c) => {
-      const controls = c.levels.filter(isControlLevel);
-      const fix =
-        controls.length === 1
-          ? `set condition_column=${c.name}`
-          : `set condition_column=${c.name} and control_level=<one of its values>`;
-      return `${describeColumn(c)}: ${fix}`;
-    });
+  const census = censusOf(frame, null, null);
+  // Columns with a control-like level are the likely ones; the others are listed after them.
+  const likely = census.filter((c) => c.levels.length <= 12 && c.levels.some(isControlLevel)).slice(0, 4);
+  const hints = likely.map((c) => {
+    const controls = c.levels.filter(isControlLevel);
+    const fix =
+      controls.length === 1
+        ? `set condition_column=${c.name}`
+        : `set condition_column=${c.name} and control_level=<one of its values>`;
+    return `${describeColumn(c)}: ${fix}`;
+  });
+  const others = census.filter((c) => !likely.includes(c)).slice(0, 8);
+  if (others.length > 0)
+    hints.push(
+      `${likely.length > 0 ? "other columns" : "columns"}: ${others.map((c) => `\`${c.name}\` (${c.levels.length} values)`).join(", ")}` +
+        (likely.length > 0 ? "" : "; set condition_column and control_level"),
+    );
+  return hints;
 }
 
 /** Candidates for the sample column: at least two values within each arm. */
