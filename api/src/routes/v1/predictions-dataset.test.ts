@@ -154,6 +154,28 @@ describe("target", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("describes every new field", async () => {
+    const doc = (await t.app.inject({ url: "/openapi.json" })).json();
+    const schemas = doc.components.schemas;
+    const form = schemas.PredictionCreateForm.properties;
+    for (const f of [
+      "condition_column",
+      "control_level",
+      "sample_column",
+      "donor_column",
+      "cell_type_column",
+      "cell_type",
+      "species",
+    ])
+      expect(form[f]?.description, f).toBeTruthy();
+    expect(form.species.enum).toEqual(["human", "mouse"]);
+    expect(schemas.PredictResponse.properties.n_degs_recognised.description).toBeTruthy();
+    expect(schemas.PredictionStatusResponse.properties.warnings.description).toContain("low_residual_df");
+    expect(schemas.JobWarning.properties.code.description).toBeTruthy();
+  });
+});
+
 describe("warnings", () => {
   it("appear on the status record and the terminal event when the job reported them", async () => {
     const res = await post(splitForm());
