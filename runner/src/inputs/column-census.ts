@@ -23,7 +23,7 @@ export function censusOf(
   const out: ColumnCensus[] = [];
   const nObs = frame.index.length;
   for (const name of frame.columns.keys()) {
-    if (name === conditionName) continue;
+    if (name === conditionName || name === "causeway_subsampled_from") continue;
     const values = columnValues(frame, name);
     const levels = levelsOf(values);
     if (levels.length < 2 || levels.length > Math.max(2, Math.min(200, nObs / 2))) continue;

@@ -157,9 +157,13 @@ describe("causeway prepare's files", () => {
     expect(control.nObs).toBe(150);
     expect(levelsOfColumn(control.obs, "condition")).toEqual(["unstim"]);
     expect(levelsOfColumn(control.obs, "cell_type")).toEqual(["CD14+ Monocytes"]);
-    // The merged output is accepted by the job's checks as it is, no fields needed.
+    // The merged output is accepted by the job's checks as it is, no fields needed, and says it was subsampled.
     const [c] = await prepareMergedDataset(written.dataset, { symbols, maxObsPerArm: 1000 });
     expect(c!.pseudoBulk.samples).toHaveLength(4);
+    expect(c!.metadata.subsampled).toEqual([
+      { arm: "unstim", from: 200, to: 150 },
+      { arm: "IFNb", from: 200, to: 150 },
+    ]);
     // Same seed, same cells.
     const again = await writeCellTypeInputs(renamed, {
       fields: FIELDS,

@@ -209,7 +209,18 @@ export function subsampleKeepingSamples(
   return out.sort((a, b) => a - b);
 }
 
-function canonicalObs(ad: AnnData, rows: number[], r: DatasetInspection["roles"]): DataFrame {
+/**
+ * Column that records, per observation, how many observations its arm had before subsampling;
+ * the job reads it back into the `subsampled` warning.
+ */
+export const SUBSAMPLED_COLUMN = "causeway_subsampled_from";
+
+function canonicalObs(
+  ad: AnnData,
+  rows: number[],
+  r: DatasetInspection["roles"],
+  armSizeOf: Map<number, number> | null,
+): DataFrame {
   const sub = frameRows(ad.obs, rows);
   const columns = new Map<string, FrameColumn>();
   const put = (name: string, from: string | null) => {
@@ -219,6 +230,11 @@ function canonicalObs(ad: AnnData, rows: number[], r: DatasetInspection["roles"]
   put("sample", r.sample);
   put("donor", r.donor);
   put("cell_type", r.cellType);
+  if (armSizeOf)
+    columns.set(SUBSAMPLED_COLUMN, {
+      kind: "numbers",
+      values: Float64Array.from(rows, (i) => armSizeOf.get(i)!),
+    });
   return { index: sub.index, columns, skipped: [] };
 }
 
@@ -275,11 +291,15 @@ export async function writeCellTypeInputs(path: string, o: WriteOptions): Promis
     return kept;
   });
   await mkdir(o.outDir, { recursive: true });
+  const subsampled = arms.some((a) => a.nAfter < a.nBefore);
+  const armSizeOf = subsampled
+    ? new Map(armRows.flatMap((kept, a) => kept.map((i) => [i, arms[a]!.nBefore] as const)))
+    : null;
   const write = async (name: string, which: number[]) => {
     const file = join(o.outDir, name);
     await writeAnnData(file, {
       X: csrRows(choice.matrix, which),
-      obs: canonicalObs(ad, which, r),
+      obs: canonicalObs(ad, which, r, armSizeOf),
       var: ad.var,
     });
     return file;

@@ -8,6 +8,7 @@ import { readAnnData, readLimits, type AnnData } from "../anndata/index.ts";
 import { chooseCountMatrix, observationTotals, type CountMatrixChoice } from "./count-matrix.ts";
 import { chooseColumn, columnValues, findColumn, levelsOf, splitConditionLevels } from "./columns.ts";
 import { cellTypeHints, conditionHints, hintText, sampleHints } from "./column-census.ts";
+import { SUBSAMPLED_COLUMN } from "./dataset-files.ts";
 import { checkMappedShare, mapGenes, normalizeDegs, type GeneMapping } from "./genes.ts";
 import { aggregate, MIN_CELLS, type ArmPart } from "./pseudobulk.ts";
 import type { Arm, InputMetadata, PreparedContrast, PreparedSplit, SymbolResolver } from "./types.ts";
@@ -173,6 +174,25 @@ function selectCellType(
     );
   }
   return out;
+}
+
+/** Arms subsampled by `causeway prepare` (its obs column), with their sizes before and after. */
+function subsampledArms(
+  ad: AnnData,
+  obs: number[],
+  armOf: (i: number) => string,
+): InputMetadata["subsampled"] {
+  const col = ad.obs.columns.get(SUBSAMPLED_COLUMN);
+  if (!col || col.kind !== "numbers") return [];
+  const arms = new Map<string, { from: number; to: number }>();
+  for (const i of obs) {
+    const arm = armOf(i);
+    const a = arms.get(arm) ?? { from: 0, to: 0 };
+    a.from = Math.max(a.from, col.values[i]!);
+    a.to++;
+    arms.set(arm, a);
+  }
+  return [...arms].filter(([, a]) => a.from > a.to).map(([arm, a]) => ({ arm, ...a }));
 }
 
 /** Whether some (sample, arm) has more than one observation. */
@@ -376,6 +396,7 @@ export async function prepareMergedDataset(
         },
         droppedSamples: agg.dropped,
         genes: geneStats([mapping], mapping.source),
+        subsampled: subsampledArms(ad, contrastObs, (i) => condition[i]!),
         warnings: agg.warnings,
       },
     };
@@ -518,6 +539,7 @@ export async function prepareSplitDataset(
       },
       droppedSamples: agg.dropped,
       genes: geneStats(mappings, mappings[0]!.source),
+      subsampled: arms.flatMap((a) => subsampledArms(a.file.ad, a.obs, () => a.level)),
       warnings: [...warnings, ...agg.warnings],
     },
   };

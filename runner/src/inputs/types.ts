@@ -88,6 +88,8 @@ export interface InputMetadata {
     /** The first identifiers as in the file (a species check reads their spelling). */
     sampleIdentifiers: string[];
   };
+  /** Arms that `causeway prepare` subsampled: observations before and kept. */
+  subsampled: { arm: string; from: number; to: number }[];
   /** Codes such as `no_sample_column`, `cell_type_mismatch`, `donor_not_paired`, `pooled_fold_changes`. */
   warnings: string[];
 }

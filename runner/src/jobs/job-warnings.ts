@@ -55,6 +55,12 @@ export function collectWarnings(w: WarningInputs): JobWarning[] {
         );
       else if (INPUT_WARNINGS[base]) add(base, INPUT_WARNINGS[base]);
     }
+    const cut = meta?.subsampled ?? [];
+    if (cut.length > 0)
+      add(
+        "subsampled",
+        `The data were subsampled before upload (${cut.map((a) => `${a.arm}: ${a.to} of ${a.from} observations`).join("; ")}); results rest on the cells kept.`,
+      );
     const genes = meta?.genes;
     if (genes && genes.nInput > 0 && genes.nUnresolved / genes.nInput > UNRESOLVED_SHARE)
       add(
