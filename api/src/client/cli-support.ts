@@ -1,5 +1,5 @@
 /** What the `causeway` commands share: output, option parsers, the client of the chosen profile. */
-import type { Command} from "commander";
+import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { resolveConnection } from "./config.ts";
 import { CausewayClient, type PredictionStatus } from "./sdk.ts";

@@ -5,14 +5,9 @@ import { MAX_DEGS } from "./predictions.ts";
 
 export const ResolveGenesRequest = z
   .object({
-    genes: z
-      .array(z.string().min(1).max(256))
-      .min(1)
-      .max(MAX_DEGS)
-      .meta({
-        description:
-          "Gene identifiers as a DEG list would hold them: symbols or Ensembl gene ids (1..20,000)",
-      }),
+    genes: z.array(z.string().min(1).max(256)).min(1).max(MAX_DEGS).meta({
+      description: "Gene identifiers as a DEG list would hold them: symbols or Ensembl gene ids (1..20,000)",
+    }),
     species: Species.default("human").meta({
       description:
         "Species of the identifiers: human (default) or mouse (symbols mapped to human through one-to-one orthologues)",
