@@ -255,6 +255,21 @@ describe("causeway prepare", () => {
       ["IFNb", 200, 120],
     ]);
     for (const a of written.arms) expect(Object.keys(a.samples).sort()).toEqual(["101", "107"]);
+    // Submitted and waited for: the compact record, with the subsampling among its warnings.
+    const waited = await causeway([
+      "submit",
+      "--dataset",
+      join(work, "small", "dataset.h5ad"),
+      "--job-type",
+      "target_id",
+      "--wait",
+      "--json",
+    ]);
+    expect(waited.code, waited.stderr).toBe(0);
+    const final = JSON.parse(waited.stdout.trim().split("\n").at(-1)!) as Status;
+    expect(final.status).toBe("completed");
+    expect(final).not.toHaveProperty("results");
+    expect(final.warnings?.map((w) => w.code)).toContain("subsampled");
   });
 
   it("inspects the file: columns, raw counts, observations per arm", async () => {
