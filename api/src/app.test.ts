@@ -106,6 +106,7 @@ describe("OpenAPI", () => {
         "GET /v1/predictions/{prediction_id}/mapped-degs",
         "GET /v1/usage/predictions/quota",
         "POST /v1/causal-analysis",
+        "POST /v1/genes/resolve",
         "POST /v1/predictions",
       ].sort(),
     );

@@ -144,13 +144,58 @@ describe("causeway CLI on the Kang 2018 data", () => {
     );
     expect(paths.paths.length).toBeGreaterThan(0);
     expect(paths.paths.every((p) => p.path.startsWith("STAT1>"))).toBe(true);
-    expect((await causeway(["paths", id])).stdout).toMatch(/paths to \d+ impacted DEGs/);
+    const table = await causeway(["paths", id]);
+    expect(table.stderr).toMatch(/paths to \d+ impacted DEGs/);
+    expect(table.stdout.split("\n")[0]).toBe("deg\tlength\tscore_path_given_target\tpath");
 
     expect(lastJson(await causeway(["quota", "--json"]))).toEqual({
       total_quota_requests: 100,
       consumed_quota_requests: 1,
       remaining_quota_requests: 99,
     });
+  });
+
+  it("prints the top of the table, the intermediary proteins and a compact status", async () => {
+    const top = await causeway(["top", id, "-n", "5"]);
+    expect(top.code, top.stderr).toBe(0);
+    const lines = top.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(6);
+    expect(lines[0]!.split("\t").slice(0, 3)).toEqual(["id", "score", "rank"]);
+    const json = lastJson<{ id: string }[]>(await causeway(["top", id, "-n", "3", "--format", "json"]));
+    expect(json.map((r) => r.id)).toEqual(lines.slice(1, 4).map((l) => l.split("\t")[0]));
+
+    const inter = await causeway(["intermediaries", id, "--top-n-degs", "10"]);
+    expect(inter.code, inter.stderr).toBe(0);
+    expect(inter.stdout.split("\n")[0]).toBe("protein");
+    expect(inter.stdout.trim().split("\n").length).toBeGreaterThan(1);
+
+    const compact = lastJson<Record<string, unknown>>(await causeway(["status", id, "--json"]));
+    expect(compact).toMatchObject({ prediction_id: id, status: "completed" });
+    expect(compact).not.toHaveProperty("results");
+    expect(compact).not.toHaveProperty("source_influence_matrix");
+    const full = lastJson<Record<string, unknown>>(await causeway(["status", id, "--json", "--full"]));
+    expect(Array.isArray(full.results)).toBe(true);
+  });
+
+  it("creates, reads, lists and draws a standalone causal analysis, STAT1 meaning STAT1|PROTEIN", async () => {
+    const created = await causeway(["analyses", "create", id, "--target", "STAT1", "--wait", "--json"]);
+    expect(created.code, created.stderr + server.log()).toBe(0);
+    expect(created.stderr).toContain("target STAT1 read as STAT1|PROTEIN");
+    const a = lastJson<{ causal_analysis_id: string; status: string; target: string; results: unknown }>(
+      created,
+    );
+    expect(a).toMatchObject({ status: "completed", target: "STAT1|PROTEIN", results: null });
+    const got = lastJson<{ causal_analysis_id: string }>(
+      await causeway(["analyses", "get", a.causal_analysis_id, "--json"]),
+    );
+    expect(got.causal_analysis_id).toBe(a.causal_analysis_id);
+    const list = await causeway(["analyses", "list", "--prediction", id]);
+    expect(list.stdout.split("\n")[0]).toBe("causal_analysis_id\tstatus\ttarget");
+    expect(list.stdout).toContain(a.causal_analysis_id);
+    const png = join(work, "analysis.png");
+    const graph = await causeway(["analyses", "graph", a.causal_analysis_id, "--out", png]);
+    expect(graph.code, graph.stderr).toBe(0);
+    expect((await loadImage(await readFile(png))).width).toBeGreaterThan(100);
   });
 
   it("lists and shows predictions, human and JSON", async () => {

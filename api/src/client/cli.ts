@@ -6,42 +6,38 @@
  */
 import { createHash } from "node:crypto";
 import { openAsBlob } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
-import { basename } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { resolveConnection, saveProfile } from "./config.ts";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { Command, Option } from "commander";
+import { saveProfile } from "./config.ts";
 import { CausewayError } from "./errors.ts";
 import { progressReporter } from "./progress.ts";
 import { saveResults } from "./results.ts";
-import { CausewayClient, type PredictionStatus, type PredictionSubmission } from "./sdk.ts";
+import type { CausewayClient, PredictionStatus, PredictionSubmission } from "./sdk.ts";
 import { waitForCausalAnalysis, waitForPrediction } from "./wait.ts";
-
-const out = (line: string) => process.stdout.write(line + "\n");
-const note = (line: string) => process.stderr.write(line + "\n");
-const printJson = (value: unknown) => out(JSON.stringify(value));
-
-const number = (v: string): number => {
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError("expected a number");
-  return n;
-};
-const integer = (v: string): number => {
-  const n = number(v);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError("expected an integer");
-  return n;
-};
-
-interface Globals {
-  url?: string;
-  apiKey?: string;
-  profile?: string;
-}
-
-async function clientOf(cmd: Command): Promise<CausewayClient> {
-  const g = cmd.optsWithGlobals<Globals>();
-  const conn = await resolveConnection({ url: g.url, apiKey: g.apiKey, profile: g.profile });
-  return new CausewayClient({ baseUrl: conn.url, apiKey: conn.apiKey });
-}
+import {
+  clientOf,
+  compactStatus,
+  integer,
+  note,
+  number,
+  out,
+  printJson,
+  proteinTarget,
+  type Globals,
+} from "./cli-support.ts";
+import { selectDegs } from "./de-table.ts";
+import { registerAnalyses } from "./commands/analyses.ts";
+import {
+  columnOptions,
+  fieldsOf,
+  MAX_OBS,
+  registerPrepare,
+  writeInputs,
+  type ColumnOptions,
+} from "./commands/prepare.ts";
+import { registerTables } from "./commands/tables.ts";
 
 /** DEGs from a file: a JSON array of symbols, or one symbol per line (commas allowed). */
 async function readDegs(path: string): Promise<string[]> {
@@ -61,6 +57,20 @@ async function readDegs(path: string): Promise<string[]> {
   }
 }
 
+/** The DEGs of a DE table file: rows under the adjusted p-value threshold with |log2FC| at least lfc. */
+async function readDegsTable(path: string, padj: number, lfc: number): Promise<string[]> {
+  const text = await readFile(path, "utf8").catch(() => {
+    throw new CausewayError("invalid_input", `cannot read the DE table ${path}`, 0);
+  });
+  const picked = selectDegs(text, padj, lfc, path);
+  note(
+    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${padj} and |${picked.columns.lfc}| >= ${lfc} (genes from ${picked.columns.gene})`,
+  );
+  if (picked.degs.length === 0)
+    throw new CausewayError("invalid_input", `no row of ${path} passes the thresholds`, 0);
+  return picked.degs;
+}
+
 async function fileBlob(path: string): Promise<Blob> {
   try {
     return await openAsBlob(path);
@@ -70,11 +80,16 @@ async function fileBlob(path: string): Promise<Blob> {
 }
 
 /** Waits with a progress bar; a failed job prints its record, then fails with its code. */
-async function waitAndReport(client: CausewayClient, id: string, json: boolean): Promise<PredictionStatus> {
+async function waitAndReport(
+  client: CausewayClient,
+  id: string,
+  json: boolean,
+  full = false,
+): Promise<PredictionStatus> {
   const bar = progressReporter();
   const final = await waitForPrediction(client, id, { onProgress: (p) => bar.update(p) });
   bar.done();
-  if (json) printJson(final);
+  if (json) printJson(compactStatus(final, full));
   else printStatus(final);
   if (final.status === "failed")
     throw new CausewayError(
@@ -99,6 +114,7 @@ function printStatus(s: PredictionStatus): void {
     ["error", s.error_code ? `${s.error_code}: ${s.error_message ?? ""}` : s.error_message],
   ];
   for (const [k, v] of rows) if (v !== null && v !== undefined) out(`  ${k.padEnd(10)} ${String(v)}`);
+  for (const w of s.warnings ?? []) out(`  warning    ${w.code}: ${w.message}`);
   if (s.target_validation_score)
     out(
       `  score      ${s.target_validation_score.id}: ${s.target_validation_score.percentage_degs_significant ?? "n/a"}% of DEGs significant`,
@@ -135,9 +151,19 @@ program
   .option("--dataset <file>", "merged shape: one .h5ad file")
   .option("--control <file>", "split shape: control .h5ad")
   .option("--perturbed <file>", "split shape: perturbed .h5ad")
-  .option("--degs <file>", "split shape: DEG symbols (JSON array, or one per line)")
+  .option("--degs <file>", "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)")
+  .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
+  .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
+  .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
+  .addOption(new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]))
+  .option(
+    "--subsample",
+    `with --dataset: write one cell type's file, each arm subsampled to ${MAX_OBS}, and send it`,
+  )
+  .option("--max-obs <n>", "with --subsample: observations per arm at most", integer, MAX_OBS)
+  .option("--seed <n>", "with --subsample: seed", integer, 1)
   .addOption(new Option("--job-type <type>", "job type").choices(["target_id", "target_validation"]))
-  .option("--target <id>", "protein entity id, e.g. 'STAT1|PROTEIN' (target_validation)")
+  .option("--target <id>", "protein entity id, e.g. 'STAT1|PROTEIN' or STAT1 (target_validation)")
   .option("--deg-significance-fold <n>", "default 1.0", number)
   .option("--min-mean-expression <n>", "default 0.1", number)
   .option("--n-randomizations <n>", "default 0", integer)
@@ -151,11 +177,13 @@ program
   .option("--label <label>", "display label")
   .option("--wait", "wait until the job finishes, with a progress bar")
   .option("--json", "print JSON; the last stdout line is the result")
+  .option("--full", "with --wait --json: keep results and source_influence_matrix")
   .action(async (o: SubmitOptions, cmd: Command) => {
     const client = await clientOf(cmd);
+    const fields = fieldsOf(o);
     const options = {
       job_type: o.jobType,
-      target: o.target,
+      target: proteinTarget(o.target),
       deg_significance_fold: o.degSignificanceFold,
       min_mean_expression: o.minMeanExpression,
       n_randomizations: o.nRandomizations,
@@ -167,38 +195,76 @@ program
       prefix: o.prefix,
       model_version: o.modelVersion,
       label: o.label,
+      species: o.species,
+      ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
     };
     let submission: PredictionSubmission;
+    let temp: string | null = null;
     if (o.dataset !== undefined) {
-      if (o.control || o.perturbed || o.degs)
+      if (o.control || o.perturbed || o.degs || o.degsTable)
         throw new CausewayError(
           "invalid_input",
           "give --dataset, or --control/--perturbed/--degs, not both",
           0,
         );
-      submission = { ...options, dataset: await fileBlob(o.dataset) };
+      let dataset = o.dataset;
+      if (o.subsample) {
+        // The file written has the standard column names and one cell type: only the control level still matters.
+        temp = await mkdtemp(join(tmpdir(), "causeway-submit-"));
+        const written = await writeInputs(o.dataset, {
+          fields,
+          maxObs: o.maxObs,
+          seed: o.seed,
+          outDir: temp,
+        });
+        for (const a of written.arms)
+          if (a.nAfter < a.nBefore)
+            note(`subsampled ${a.level}: ${a.nAfter} of ${a.nBefore} observations, every sample kept`);
+        dataset = written.dataset;
+        for (const k of [
+          "condition_column",
+          "sample_column",
+          "donor_column",
+          "cell_type_column",
+          "cell_type",
+        ])
+          delete (options as Record<string, unknown>)[k];
+      }
+      submission = { ...options, dataset: await fileBlob(dataset) };
     } else {
-      if (!o.control || !o.perturbed || !o.degs)
+      if (!o.control || !o.perturbed || (!o.degs && !o.degsTable) || (o.degs && o.degsTable))
         throw new CausewayError(
           "invalid_input",
-          "give --dataset FILE, or --control, --perturbed and --degs",
+          "give --dataset FILE, or --control, --perturbed and one of --degs / --degs-table",
           0,
         );
       submission = {
         ...options,
         dataset_control: await fileBlob(o.control),
         dataset_pert: await fileBlob(o.perturbed),
-        degs: await readDegs(o.degs),
+        degs: o.degs ? await readDegs(o.degs) : await readDegsTable(o.degsTable!, o.padj, o.lfc),
       };
     }
-    const created = await client.createPrediction(submission);
+    const created = await client
+      .createPrediction(submission)
+      .finally(() => (temp ? rm(temp, { recursive: true, force: true }) : undefined));
     note(`prediction ${created.prediction_id} ${created.status}`);
-    if (o.wait) await waitAndReport(client, created.prediction_id, o.json === true);
+    if (created.n_degs !== undefined && created.n_degs_recognised !== undefined)
+      note(`${created.n_degs_recognised} of ${created.n_degs} DEGs recognised`);
+    if (o.wait) await waitAndReport(client, created.prediction_id, o.json === true, o.full === true);
     else if (o.json) printJson(created);
     else out(created.prediction_id);
   });
 
-interface SubmitOptions {
+interface SubmitOptions extends ColumnOptions {
+  degsTable?: string;
+  padj: number;
+  lfc: number;
+  species?: "human" | "mouse";
+  subsample?: boolean;
+  maxObs: number;
+  seed: number;
+  full?: boolean;
   dataset?: string;
   control?: string;
   perturbed?: string;
@@ -225,30 +291,43 @@ program
   .description("wait for a prediction (or --causal-analysis) to finish, with a progress bar")
   .argument("<id>", "prediction id (or causal-analysis id)")
   .option("--causal-analysis", "the id is a causal-analysis id")
-  .option("--json", "print the final status record as JSON")
-  .action(async (id: string, o: { causalAnalysis?: boolean; json?: boolean }, cmd: Command) => {
-    const client = await clientOf(cmd);
-    if (!o.causalAnalysis) {
-      await waitAndReport(client, id, o.json === true);
-      return;
-    }
-    const bar = progressReporter();
-    const final = await waitForCausalAnalysis(client, id, { onProgress: (p) => bar.update(p) });
-    bar.done();
-    if (o.json) printJson(final);
-    else out(`causal analysis ${final.causal_analysis_id}: ${final.status}`);
-    if (final.status === "failed")
-      throw new CausewayError("job_failed", `causal analysis ${id} failed: ${final.error_message ?? ""}`, 0);
-  });
+  .option("--json", "print the final status record as JSON (compact unless --full)")
+  .option("--full", "with --json: keep results and source_influence_matrix")
+  .action(
+    async (id: string, o: { causalAnalysis?: boolean; json?: boolean; full?: boolean }, cmd: Command) => {
+      const client = await clientOf(cmd);
+      if (!o.causalAnalysis) {
+        await waitAndReport(client, id, o.json === true, o.full === true);
+        return;
+      }
+      const bar = progressReporter();
+      const final = await waitForCausalAnalysis(client, id, { onProgress: (p) => bar.update(p) });
+      bar.done();
+      if (o.json) printJson(final);
+      else out(`causal analysis ${final.causal_analysis_id}: ${final.status}`);
+      if (final.status === "failed")
+        throw new CausewayError(
+          "job_failed",
+          `causal analysis ${id} failed: ${final.error_message ?? ""}`,
+          0,
+        );
+    },
+  );
 
 program
   .command("status")
   .description("status (and the top results) of a prediction")
   .argument("<id>", "prediction id")
-  .option("--json", "print the status record as JSON")
-  .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-    const status = await (await clientOf(cmd)).getPrediction(id);
-    if (o.json) printJson(status);
+  .option("--json", "print the status record as JSON, without results and source_influence_matrix")
+  .option("--full", "with --json: the whole record")
+  .action(async (id: string, o: { json?: boolean; full?: boolean }, cmd: Command) => {
+    const client = await clientOf(cmd);
+    // Without --full the large parts are not printed, so only a few rows are asked for.
+    const status = await client.getPrediction(
+      id,
+      o.json && !o.full ? { max_rows: 1, max_columns: 1, max_source_influence_rows: 1 } : {},
+    );
+    if (o.json) printJson(compactStatus(status, o.full === true));
     else printStatus(status);
   });
 
@@ -345,11 +424,10 @@ program
       printJson(paths);
       return;
     }
-    out(`${paths.paths.length} paths to ${paths.degs_total} impacted DEGs`);
+    note(`${paths.paths.length} paths to ${paths.degs_total} impacted DEGs`);
+    out(["deg", "length", "score_path_given_target", "path"].join("\t"));
     for (const p of paths.paths)
-      out(
-        `${p.deg.padEnd(12)} ${String(p.length ?? "").padStart(2)}  ${String(p.score_path_given_target ?? "").padEnd(22)} ${p.path}`,
-      );
+      out([p.deg, p.length ?? "", p.score_path_given_target ?? "", p.path].join("\t"));
   });
 
 program
@@ -364,6 +442,11 @@ program
         `${q.remaining_quota_requests} of ${q.total_quota_requests} predictions left (${q.consumed_quota_requests} used)`,
       );
   });
+
+registerPrepare(program);
+registerAnalyses(program);
+registerTables(program);
+columnOptions(program.commands.find((c) => c.name() === "submit")!);
 
 try {
   await program.parseAsync(process.argv);

@@ -15,6 +15,7 @@ export type {
   PredictionsPage,
   PredictResult,
   Quota,
+  ResolvedGenes,
   StatusQuery,
   SubmissionOptions,
 } from "./sdk.ts";

@@ -67,6 +67,16 @@ describe("retries (service-spec §7)", () => {
     expect(sent.length).toBe(EDGE + 1 + sleeps.length);
   });
 
+  it("says how long it waits on the edge limit before each pause", async () => {
+    freshWindow();
+    const waits: [number, string][] = [];
+    const { sdk, sleeps } = client({ onWait: (ms, reason) => waits.push([ms, reason]) });
+    for (let i = 0; i <= EDGE; i++) await sdk.getQuota();
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.map(([ms]) => ms)).toEqual(sleeps);
+    expect(new Set(waits.map(([, reason]) => reason))).toEqual(new Set(["edge_blocked"]));
+  });
+
   it("gives up after maxRetries with the edge_blocked code", async () => {
     freshWindow();
     const { sdk } = client({ maxRetries: 1 });

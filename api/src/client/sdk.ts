@@ -24,6 +24,7 @@ import {
   PredictionStatusResponse,
   PredictionsListResponse,
 } from "../schemas/predictions.ts";
+import { ResolveGenesResponse } from "../schemas/genes.ts";
 import { CausewayError, detailMessage } from "./errors.ts";
 import { backoffMs, realSleep, RequestBudget, retryAfterMs, type Sleep } from "./pacing.ts";
 
@@ -39,6 +40,7 @@ export type CausalAnalysisCreated = z.infer<typeof CreateCausalAnalysisResponse>
 export type CausalAnalysisList = z.infer<typeof CausalAnalysisListResponse>;
 export type CausalAnalysisRequest = z.input<typeof CreateCausalAnalysisRequest>;
 export type Quota = z.infer<typeof QuotaResponse>;
+export type ResolvedGenes = z.infer<typeof ResolveGenesResponse>;
 
 const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
 /** The options of a submission: every text field of the form (service-spec §4.1). */
@@ -74,6 +76,11 @@ export interface ClientOptions {
   sleep?: Sleep;
   random?: () => number;
   now?: () => number;
+  /**
+   * Called before the client pauses for the edge limit (its own request budget, or the
+   * service's block) with the pause in milliseconds; the CLI says so on standard error.
+   */
+  onWait?: (ms: number, reason: "budget" | "edge_blocked" | "rate_limited") => void;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -89,6 +96,7 @@ export class CausewayClient {
   private readonly sleep: Sleep;
   private readonly random: () => number;
   private readonly now: () => number;
+  private readonly onWait: ClientOptions["onWait"];
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -100,7 +108,11 @@ export class CausewayClient {
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
-    this.budget = new RequestBudget(options.requestsPerMinute ?? 30, 60_000, this.now, this.sleep);
+    this.onWait = options.onWait;
+    this.budget = new RequestBudget(options.requestsPerMinute ?? 30, 60_000, this.now, (ms) => {
+      this.onWait?.(ms, "budget");
+      return this.sleep(ms);
+    });
   }
 
   // ── predictions ─────────────────────────────────────────────────────────────────────────
@@ -196,6 +208,13 @@ export class CausewayClient {
     return this.bytes(`/v1/causal-analysis/${enc(id)}/graph`, {});
   }
 
+  // ── genes ───────────────────────────────────────────────────────────────────────────────
+
+  /** POST /v1/genes/resolve: how the service reads a gene list (symbols, Ensembl ids, mouse symbols). */
+  resolveGenes(genes: string[], species: "human" | "mouse" = "human"): Promise<ResolvedGenes> {
+    return this.request("POST", "/v1/genes/resolve", ResolveGenesResponse, { json: { genes, species } });
+  }
+
   getQuota(): Promise<Quota> {
     return this.request("GET", "/v1/usage/predictions/quota", QuotaResponse);
   }
@@ -275,9 +294,10 @@ export class CausewayClient {
       const error = await errorOf(res, this.now());
       const retryable = error.code === "rate_limited" || error.code === "edge_blocked";
       if (method !== "GET" || !retryable || attempt >= this.maxRetries) throw error;
-      await this.sleep(
-        error.retryAfterMs ?? backoffMs(attempt, this.baseBackoffMs, this.maxBackoffMs, this.random),
-      );
+      const pause =
+        error.retryAfterMs ?? backoffMs(attempt, this.baseBackoffMs, this.maxBackoffMs, this.random);
+      this.onWait?.(pause, error.code === "rate_limited" ? "rate_limited" : "edge_blocked");
+      await this.sleep(pause);
     }
   }
 

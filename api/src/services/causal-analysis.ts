@@ -131,10 +131,14 @@ function chooseResultSet(p: PredictionRow, requested: string | null): string {
 /** 422 unless the target is a row of the result set's inference results. */
 async function checkTarget(ctx: AppContext, p: PredictionRow, prefix: string, target: string): Promise<void> {
   const scores = await readArtifact(ctx.store, p.result_files, prefix + ARTIFACTS.targetScores);
-  if (!scores || !targetIds(scores.toString("utf8")).has(target)) {
+  const ids = scores ? targetIds(scores.toString("utf8")) : null;
+  if (!ids || !ids.has(target)) {
+    // A bare symbol where the protein is meant: say which row it probably names.
+    const meant = `${target.trim()}|PROTEIN`;
+    const hint = ids?.has(meant) ? `; did you mean ${meant}?` : "";
     throw invalid(
       ["body", "target"],
-      "target is not a row of the prediction's inference results",
+      `target is not a row of the prediction's inference results${hint}`,
       "value_error",
     );
   }

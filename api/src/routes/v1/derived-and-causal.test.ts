@@ -191,6 +191,9 @@ describe("causal analysis", () => {
     const res = await create({ prediction_id: done, target: "NOPE|PROTEIN" });
     expect(res.statusCode).toBe(422);
     expect(res.json().detail[0].loc).toEqual(["body", "target"]);
+    const bare = await create({ prediction_id: done, target: "STAT1" });
+    expect(bare.statusCode).toBe(422);
+    expect(bare.json().detail[0].msg).toContain("did you mean STAT1|PROTEIN?");
     const pending = await submit(t, key);
     expect((await create({ prediction_id: pending, target: "STAT1|PROTEIN" })).statusCode).toBe(404);
     expect(await countRows(t.ctx, "causal_analyses")).toBe(before);

@@ -26,7 +26,8 @@ const EventStreamResponse = {
   description:
     "text/event-stream: `event: status` (pending/processing changes), then `event: completed` or " +
     "`event: failed`, then the stream closes. Each `data:` is one JSON object " +
-    "{prediction_id, status, processing_step, progress_pct, error_code, error_message}; ids are " +
+    "{prediction_id, status, processing_step, progress_pct, error_code, error_message}, and on the " +
+    "terminal event `warnings` [{code, message}] when the job reported any; ids are " +
     "increasing integers; `: heartbeat` comment lines about every 15 s.",
   content: { "text/event-stream": { schema: z.string() } },
 };
