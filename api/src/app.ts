@@ -22,6 +22,7 @@ import { derivedRoutes } from "./routes/v1/derived.ts";
 import { predictionEventRoutes } from "./routes/v1/prediction-events.ts";
 import { predictionRoutes } from "./routes/v1/predictions.ts";
 import { quotaRoutes } from "./routes/v1/quota.ts";
+import { targetRoutes } from "./routes/v1/targets.ts";
 
 /**
  * Log paths that must never be written: keys, signatures, secrets. Request headers are never
@@ -102,6 +103,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     derivedRoutes(v1, ctx);
     causalAnalysisRoutes(v1, ctx);
     quotaRoutes(v1, ctx);
+    targetRoutes(v1, ctx);
   });
   app.addHook("preClose", async () => {
     state.closing = true;

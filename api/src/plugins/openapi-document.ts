@@ -40,6 +40,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /v1/causal-analysis/{causal_analysis_id}": "getCausalAnalysis",
   "GET /v1/causal-analysis/{causal_analysis_id}/graph": "getCausalAnalysisGraph",
   "GET /v1/usage/predictions/quota": "getQuota",
+  "GET /v1/predictions/{prediction_id}/targets": "getPredictionTargets",
 };
 
 const STATUS_TEXT: Record<string, string> = {

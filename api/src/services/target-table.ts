@@ -1,0 +1,240 @@
+/**
+ * Pages of a completed prediction's target_scores.tsv: sorted, filtered and sliced on the server
+ * from the file the runner wrote once, so a browser never loads the whole status body. The
+ * parsed table is kept per stored object (an LRU of a few tables: one is ~1 MB for 4,265
+ * rows), so paging, sorting and searching after the first request read nothing from storage.
+ *
+ * Tier redaction is the status route's (present.ts): an external account sees the columns
+ * id, score, rank, rank_percentage and is_deg only, may sort by those only, and gets no tier,
+ * direction or proxy information (they are derived from hidden columns).
+ */
+import { symbolOf } from "@causeway/contract";
+import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
+import type { ObjectStore } from "@causeway/runner/storage";
+import type { ResultFileMap } from "../db/jobs.ts";
+import type {
+  TargetDirection,
+  TargetTier,
+  TargetsPage,
+  TargetsQuery,
+  TargetRow,
+} from "../schemas/targets.ts";
+import { readArtifact } from "./artifacts.ts";
+
+/** The columns an external account sees (the status route's public result row). */
+export const PUBLIC_COLUMNS = ["id", "score", "rank", "rank_percentage", "is_deg"] as const;
+
+export type Cell = string | number | boolean | null;
+
+/** A parsed target_scores.tsv with what the filters need, computed once. */
+export interface TargetTable {
+  columns: string[];
+  rows: Cell[][];
+  /** Lower-cased gene symbol of each row (the search matches it). */
+  symbols: string[];
+  tiers: (TargetTier | null)[];
+  directions: (TargetDirection | null)[];
+  /** Row index of each id. */
+  rowOf: Map<string, number>;
+  /** Ids of the single-edge proxies of each hub, in rank order. */
+  proxiesOf: Map<string, string[]>;
+  /** Whether each row is a proxy (proxy_of names a hub present in the table). */
+  isProxy: boolean[];
+}
+
+/** A column's type from its cells: boolean when every cell is TRUE/FALSE/NA, number when every cell parses. */
+function columnKind(cells: string[]): "boolean" | "number" | "string" {
+  let bool = true;
+  let num = true;
+  for (const c of cells) {
+    if (c === "NA" || c === "") continue;
+    if (bool && booleanCell(c) === null) bool = false;
+    if (num && numberCell(c) === null) num = false;
+    if (!bool && !num) break;
+  }
+  return bool ? "boolean" : num ? "number" : "string";
+}
+
+const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
+
+/** Tier of a row as the v2 ranking places it (score-targets-v2 rankTiers), before the proxy rule. */
+function ownTier(get: (c: string) => Cell, has: (c: string) => boolean): TargetTier | null {
+  // v1 has no tiers: it writes none of the columns the tiers come from.
+  if (!has("unmeasured") && !has("pvalue_expressed")) return null;
+  const pExpressed = get("pvalue_expressed");
+  const notExpressed =
+    get("protein_expressed") === false && (typeof pExpressed !== "number" || pExpressed < 0.05);
+  if (notExpressed) return "not_expressed";
+  if (get("unmeasured") === "after_measured" && get("gene_measured") === false) return "not_measured";
+  return "measured";
+}
+
+const TIER_ORDER: Record<TargetTier, number> = { measured: 0, not_measured: 1, not_expressed: 2 };
+
+function ownDirection(get: (c: string) => Cell, has: (c: string) => boolean): TargetDirection | null {
+  if (has("activation_state")) {
+    const s = get("activation_state");
+    return s === "activated" || s === "inhibited" || s === "undetermined" ? s : "undetermined";
+  }
+  if (!has("activation_z")) return null;
+  const z = get("activation_z");
+  return typeof z === "number" && z > 0
+    ? "activated"
+    : typeof z === "number" && z < 0
+      ? "inhibited"
+      : "undetermined";
+}
+
+/** Parses target_scores.tsv into a TargetTable. */
+export function parseTargetTable(text: string): TargetTable {
+  const { columns, rows: raw } = parseTsv(text);
+  const kinds = columns.map((_, j) => columnKind(raw.map((r) => r[j] ?? "NA")));
+  const rows: Cell[][] = raw.map((r) =>
+    columns.map((_, j) => {
+      const c = r[j];
+      if (c === undefined || c === "NA" || c === "") return null;
+      if (kinds[j] === "boolean") return booleanCell(c);
+      if (kinds[j] === "number") return finite(numberCell(c));
+      return c;
+    }),
+  );
+  const col = new Map(columns.map((c, j) => [c, j]));
+  const has = (c: string) => col.has(c);
+  const idAt = col.get("id") ?? -1;
+  const ids = rows.map((r) => (idAt >= 0 ? String(r[idAt] ?? "") : ""));
+  const rowOf = new Map(ids.map((id, i) => [id, i]));
+  const getter = (r: Cell[]) => (c: string) => {
+    const j = col.get(c);
+    return j === undefined ? null : (r[j] ?? null);
+  };
+  const proxyAt = col.get("proxy_of");
+  const hubOf = rows.map((r) => {
+    const hub = proxyAt === undefined ? null : r[proxyAt];
+    return typeof hub === "string" && rowOf.has(hub) ? hub : null;
+  });
+  const own = rows.map((r) => ownTier(getter(r), has));
+  // A proxy never outranks its hub, so it takes the hub's tier when that is lower.
+  const tiers = own.map((t, i) => {
+    const hub = hubOf[i];
+    const hubTier = hub === null ? null : own[rowOf.get(hub)!]!;
+    return t !== null && hubTier !== null && TIER_ORDER[hubTier] > TIER_ORDER[t] ? hubTier : t;
+  });
+  const proxiesOf = new Map<string, string[]>();
+  hubOf.forEach((hub, i) => {
+    if (hub === null) return;
+    const list = proxiesOf.get(hub);
+    if (list) list.push(ids[i]!);
+    else proxiesOf.set(hub, [ids[i]!]);
+  });
+  return {
+    columns,
+    rows,
+    symbols: ids.map((id) => symbolOf(id).toLowerCase()),
+    tiers,
+    directions: rows.map((r) => ownDirection(getter(r), has)),
+    rowOf,
+    proxiesOf,
+    isProxy: hubOf.map((h) => h !== null),
+  };
+}
+
+/** Compares two cells for sorting: nulls last whatever the order. */
+function compareCells(a: Cell, b: Cell, desc: boolean): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  let c: number;
+  if (typeof a === "number" && typeof b === "number") c = a - b;
+  else if (typeof a === "boolean" && typeof b === "boolean") c = Number(a) - Number(b);
+  else c = String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  return desc ? -c : c;
+}
+
+/** The query's rows of the table, as row indices in the requested order. */
+function selectRows(t: TargetTable, q: TargetsQuery, full: boolean): number[] {
+  const needle = q.q?.trim().toLowerCase() ?? "";
+  const out: number[] = [];
+  for (let i = 0; i < t.rows.length; i++) {
+    if (needle !== "" && !t.symbols[i]!.includes(needle)) continue;
+    if (full && q.tier !== undefined && t.tiers[i] !== q.tier) continue;
+    if (full && q.direction !== undefined && t.directions[i] !== q.direction) continue;
+    // A folded proxy is listed under its hub; a search still finds it on its own.
+    if (full && q.fold_proxies && needle === "" && t.isProxy[i]) continue;
+    out.push(i);
+  }
+  const j = t.columns.indexOf(q.sort);
+  const desc = q.order === "desc";
+  // Ties keep file (rank) order.
+  if (j >= 0) out.sort((a, b) => compareCells(t.rows[a]![j] ?? null, t.rows[b]![j] ?? null, desc) || a - b);
+  return out;
+}
+
+function rowOut(t: TargetTable, i: number, visible: number[], full: boolean): TargetRow {
+  const r = t.rows[i]!;
+  const cells: Record<string, Cell> = {};
+  for (const j of visible) cells[t.columns[j]!] = r[j] ?? null;
+  if (!full) return { cells };
+  const id = String(cells.id ?? "");
+  return {
+    cells,
+    tier: t.tiers[i] ?? null,
+    direction: t.directions[i] ?? null,
+    proxies: t.proxiesOf.get(id) ?? [],
+  };
+}
+
+/** One page of the table for an account of the given tier. */
+export function pageOf(
+  t: TargetTable,
+  q: TargetsQuery,
+  full: boolean,
+  pinnedId: string | null,
+): Omit<TargetsPage, "prediction_id" | "result_set"> {
+  const visible = t.columns
+    .map((c, j) => [c, j] as const)
+    .filter(([c]) => full || (PUBLIC_COLUMNS as readonly string[]).includes(c))
+    .map(([, j]) => j);
+  const selected = selectRows(t, q, full);
+  const slice = selected.slice(q.offset, q.offset + q.limit);
+  const pinnedAt = pinnedId === null ? undefined : t.rowOf.get(pinnedId);
+  return {
+    columns: visible.map((j) => t.columns[j]!),
+    total_rows: t.rows.length,
+    matched_rows: selected.length,
+    offset: q.offset,
+    limit: q.limit,
+    sort: q.sort,
+    order: q.order,
+    rows: slice.map((i) => rowOut(t, i, visible, full)),
+    pinned: pinnedAt === undefined ? null : rowOut(t, pinnedAt, visible, full),
+  };
+}
+
+/** Parsed tables by object key (keys are unique per job attempt, so an entry never goes stale). */
+export class TargetTableCache {
+  private readonly entries = new Map<string, Promise<TargetTable | null>>();
+  private readonly capacity: number;
+
+  constructor(capacity = 8) {
+    this.capacity = capacity;
+  }
+
+  /** The table of `name` in `files`; null when the job has no such file. */
+  async get(store: ObjectStore, files: ResultFileMap | null, name: string): Promise<TargetTable | null> {
+    const key = files?.[name];
+    if (!key) return null;
+    let entry = this.entries.get(key);
+    if (entry) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry;
+    }
+    entry = readArtifact(store, files, name).then((buf) =>
+      buf ? parseTargetTable(buf.toString("utf8")) : null,
+    );
+    this.entries.set(key, entry);
+    // A failed read is not remembered.
+    entry.catch(() => this.entries.delete(key));
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return entry;
+  }
+}
