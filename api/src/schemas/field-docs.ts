@@ -41,6 +41,9 @@ export const STATUS_FIELDS = {
   job_type: d(
     "target_id ranks every candidate protein; target_validation also explains one named target with causal paths.",
   ),
+  model_version: d(
+    "The model version the job was scored with (v1, v2, …): which columns the table has and which q-value it reports depend on it.",
+  ),
   target: d("The protein validated (SYMBOL|PROTEIN entity id) for target_validation; null for target_id."),
   dataset_summary: d(
     "What the runner read from the data: cell type, condition label, cells, genes, perturbation levels, DEGs.",

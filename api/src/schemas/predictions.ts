@@ -73,6 +73,7 @@ export const PredictionStatusResponse = z
         error_detail: z.string().nullable().optional(),
         label: z.string().nullable().optional(),
         job_type: z.string().nullable().optional(),
+        model_version: z.string().nullable().optional(),
         target: z.string().nullable().optional(),
         dataset_summary: DatasetSummarySchema.nullable().optional(),
         results: z.array(PredictionResultRow).nullable().optional(),
