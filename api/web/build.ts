@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const REPO = join(HERE, "..", "..");
@@ -49,11 +49,25 @@ export function gzippedJsBytes(): number {
     .reduce((sum, f) => sum + gzipSync(readFileSync(join(dir, f)), { level: 9 }).length, 0);
 }
 
+/** .br and .gz twins of the bundle files, which the server sends to browsers that accept them. */
+function precompress(): void {
+  const dir = join(DIST, "assets");
+  for (const f of readdirSync(dir).filter((name) => /\.(js|css)$/.test(name))) {
+    const body = readFileSync(join(dir, f));
+    writeFileSync(join(dir, `${f}.gz`), gzipSync(body, { level: 9 }));
+    writeFileSync(
+      join(dir, `${f}.br`),
+      brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
+  }
+}
+
 export async function buildWebApp(options: { ifStale?: boolean } = {}): Promise<void> {
   if (options.ifStale && !isStale()) return;
   const { build } = await import("vite");
   const t0 = performance.now();
   await build({ configFile: join(HERE, "vite.config.ts") });
+  precompress();
   const js = gzippedJsBytes();
   writeFileSync(STAMP, new Date().toISOString() + "\n");
   const kb = (js / 1024).toFixed(1);

@@ -34,11 +34,13 @@ export async function registerWebApp(app: FastifyInstance, dist: string = WEB_DI
       list: false,
       dotfiles: "deny",
       immutable: true,
+      // The build writes .br and .gz twins (api/web/build.ts): ~0.27 MB instead of ~0.86 MB.
+      preCompressed: true,
       maxAge: "365d",
       schemaHide: true,
     });
   }
-  app.get("/app", hidden, async (_request, reply) => reply.redirect("/app/", 302));
+  // The router ignores trailing slashes: this is /app too.
   app.get("/app/", hidden, async (_request, reply) => page(reply));
   app.get("/app/*", hidden, async (request, reply) => {
     // A missing bundle file is a 404, not the page (a stale tab asking for an old hash).

@@ -140,6 +140,13 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
         cy.elements().removeClass("faded");
       }
     });
+    // Test hook: where the target is drawn, in pixels from the container's top left.
+    const mark = () => {
+      const t = cy.getElementById(inputs.target).renderedPosition();
+      box.current?.setAttribute("data-target-position", `${Math.round(t.x)},${Math.round(t.y)}`);
+    };
+    cy.on("viewport", mark);
+    cy.ready(mark);
     cyRef.current = cy;
     return () => {
       cy.destroy();
