@@ -71,8 +71,11 @@ export async function buildWebApp(options: { ifStale?: boolean } = {}): Promise<
   const js = gzippedJsBytes();
   writeFileSync(STAMP, new Date().toISOString() + "\n");
   const kb = (js / 1024).toFixed(1);
-  console.error(`web app built in ${((performance.now() - t0) / 1000).toFixed(1)} s: JavaScript ${kb} KiB gzipped`);
-  if (js > JS_BUDGET_BYTES) throw new Error(`the web app's JavaScript is ${kb} KiB gzipped, above the 400 KiB budget`);
+  console.error(
+    `web app built in ${((performance.now() - t0) / 1000).toFixed(1)} s: JavaScript ${kb} KiB gzipped`,
+  );
+  if (js > JS_BUDGET_BYTES)
+    throw new Error(`the web app's JavaScript is ${kb} KiB gzipped, above the 400 KiB budget`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -11,7 +11,10 @@ export default defineConfig({
   logLevel: "warn",
   resolve: {
     alias: [
-      { find: /^@causeway\/contract$/, replacement: fileURLToPath(new URL("../../crds/src/browser.ts", import.meta.url)) },
+      {
+        find: /^@causeway\/contract$/,
+        replacement: fileURLToPath(new URL("../../crds/src/browser.ts", import.meta.url)),
+      },
     ],
   },
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },

@@ -60,15 +60,13 @@ export async function signIn(page: Page, base: string, key: string): Promise<voi
  */
 export async function timeToInteractive(page: Page, url: string): Promise<number> {
   await page.goto(url, { waitUntil: "commit" });
-  const handle = await page.waitForFunction(
-    () => {
-      const row = document.querySelector('[data-testid="target-row"]');
-      const graph = document.querySelector('[data-testid="causal-graph"] canvas, img[data-testid="causal-graph"]');
-      return row && graph ? performance.now() : null;
-    },
-    undefined,
-    { polling: "raf", timeout: 30_000 },
-  );
+  // Evaluated in the page (a string: this file is compiled without the DOM's types).
+  const ready = `(() => {
+    const row = document.querySelector('[data-testid="target-row"]');
+    const graph = document.querySelector('[data-testid="causal-graph"] canvas, img[data-testid="causal-graph"]');
+    return row && graph ? performance.now() : null;
+  })()`;
+  const handle = await page.waitForFunction(ready, undefined, { polling: "raf", timeout: 30_000 });
   return (await handle.jsonValue()) as number;
 }
 
@@ -90,7 +88,15 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
+          }>;
+        };
+      }
+    ).axe;
     const r = await axe.run();
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
   });

@@ -14,7 +14,14 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
 import { KANG_DIR } from "../shared-data.ts";
-import { hasChromium, launchChromium, seriousViolations, signIn, timeToInteractive, type Chromium } from "./browser.ts";
+import {
+  hasChromium,
+  launchChromium,
+  seriousViolations,
+  signIn,
+  timeToInteractive,
+  type Chromium,
+} from "./browser.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
 const SPLIT = join(KANG_DIR, "split_cd14mono");
@@ -67,10 +74,14 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     expect(res.status).toBe(202);
     targetIdPrediction = ((await res.json()) as { prediction_id: string }).prediction_id;
     chrome = await launchChromium();
-    const context = await chrome.browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+    const context = await chrome.browser.newContext({
+      viewport: { width: 1360, height: 900 },
+      acceptDownloads: true,
+    });
     page = await context.newPage();
     page.on("console", (m) => {
-      if (/Refused to (execute|evaluate|load the script|connect)|unsafe-eval/.test(m.text())) refused.push(m.text());
+      if (/Refused to (execute|evaluate|load the script|connect)|unsafe-eval/.test(m.text()))
+        refused.push(m.text());
     });
     page.on("dialog", (d) => {
       dialogs++;
@@ -102,7 +113,9 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await page.setInputFiles('input[name="dataset_control"]', join(SPLIT, "control.h5ad"));
     await page.setInputFiles('input[name="dataset_pert"]', join(SPLIT, "perturbed.h5ad"));
     await page.setInputFiles('input[name="degs_file"]', join(SPLIT, "degs.json"));
-    await expect.poll(() => page.textContent('[data-testid="deg-feedback"]')).toMatch(/\d+ (genes|of \d+ recognised)/);
+    await expect
+      .poll(() => page.textContent('[data-testid="deg-feedback"]'))
+      .toMatch(/\d+ (genes|of \d+ recognised)/);
     await page.selectOption('select[name="job_type"]', "target_validation");
     await page.fill('input[name="target"]', "STAT1");
     await page.fill('input[name="label"]', XSS_LABEL);
@@ -117,7 +130,9 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     const status = page.locator('[data-testid="prediction-status"]');
     await expect.poll(() => status.textContent()).toMatch(/pending|processing|completed/);
     if (!(await status.textContent())?.includes("completed")) await shot("03-prediction-running");
-    await expect.poll(() => status.textContent(), { timeout: 240_000, interval: 1000 }).toContain("completed");
+    await expect
+      .poll(() => status.textContent(), { timeout: 240_000, interval: 1000 })
+      .toContain("completed");
     await page.locator('[data-testid="target-row"]').first().waitFor();
     // The label is text: shown as typed, never an element.
     expect(await page.textContent("h1")).toBe(XSS_LABEL);
@@ -136,10 +151,15 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     const rows = page.locator('tbody:not(.pinned-body) [data-testid="target-row"]');
     expect(await rows.count()).toBe(50);
     await page.click('button[data-column="z_score"]');
-    await expect.poll(() => page.getAttribute('th:has(button[data-column="z_score"])', "aria-sort")).toBe("descending");
+    await expect
+      .poll(() => page.getAttribute('th:has(button[data-column="z_score"])', "aria-sort"))
+      .toBe("descending");
     await page.fill('[data-testid="target-search"]', "IRF");
     await expect
-      .poll(async () => (await rows.allTextContents()).every((t) => t.includes("IRF")) && (await rows.count()) > 0)
+      .poll(
+        async () =>
+          (await rows.allTextContents()).every((t) => t.includes("IRF")) && (await rows.count()) > 0,
+      )
       .toBe(true);
     await shot("05-table-sorted-searched");
   });
@@ -188,7 +208,9 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
   it("explains a row of a target_id result with a one-click causal analysis", async () => {
     await page.goto(`${server.base}/app/predictions/${targetIdPrediction}`);
     const status = page.locator('[data-testid="prediction-status"]');
-    await expect.poll(() => status.textContent(), { timeout: 240_000, interval: 1000 }).toContain("completed");
+    await expect
+      .poll(() => status.textContent(), { timeout: 240_000, interval: 1000 })
+      .toContain("completed");
     const first = page.locator('tbody:not(.pinned-body) [data-testid="target-row"]').first();
     await first.waitFor();
     const symbol = (await first.locator("td").first().textContent())!.replace(/\+\d+ prox.*$/, "").trim();
@@ -202,7 +224,14 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
 
   it("explains every column on the how-to-read page", async () => {
     await page.goto(`${server.base}/app/how-to-read`);
-    for (const id of ["col-rank", "col-rank_percentage", "col-qvalue", "col-proxy_of", "col-tier", "status-status"])
+    for (const id of [
+      "col-rank",
+      "col-rank_percentage",
+      "col-qvalue",
+      "col-proxy_of",
+      "col-tier",
+      "status-status",
+    ])
       expect(await page.locator(`#${id}`).count(), id).toBe(1);
     await shot("09-how-to-read");
     await expectAccessible("how to read");

@@ -116,6 +116,7 @@ const LINKS: Record<string, Record<string, { operationId: string; parameters: Re
       ["GetCausalPaths", "getCausalPaths"],
       ["GetIntermediaryProteins", "getIntermediaryProteins"],
       ["GetCausalGraph", "getCausalGraph"],
+      ["GetPredictionTargets", "getPredictionTargets"],
       ["ListCausalAnalyses", "listCausalAnalyses"],
     ].map(([name, operationId]) => [
       name!,

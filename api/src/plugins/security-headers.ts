@@ -31,7 +31,12 @@ export function pagePolicy(connectSources: readonly string[]): string {
 
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
-const isPage = (url: string): boolean => url === "/app" || url.startsWith("/app/") || url === "/docs" || url.startsWith("/docs/") || url.startsWith("/docs?");
+const isPage = (url: string): boolean =>
+  url === "/app" ||
+  url.startsWith("/app/") ||
+  url === "/docs" ||
+  url.startsWith("/docs/") ||
+  url.startsWith("/docs?");
 
 /**
  * Adds the headers to every response of `app`. `connectSources` are origins the pages may fetch

@@ -44,7 +44,8 @@ export async function registerWebApp(app: FastifyInstance, dist: string = WEB_DI
   app.get("/app/", hidden, async (_request, reply) => page(reply));
   app.get("/app/*", hidden, async (request, reply) => {
     // A missing bundle file is a 404, not the page (a stale tab asking for an old hash).
-    if (request.url.startsWith("/app/assets/")) return reply.code(404).type("text/plain").send("Not found.\n");
+    if (request.url.startsWith("/app/assets/"))
+      return reply.code(404).type("text/plain").send("Not found.\n");
     return page(reply);
   });
 }

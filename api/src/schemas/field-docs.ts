@@ -2,7 +2,7 @@
  * "How to read the results": one plain-words description of every field of the status record,
  * every column of the target table and every query and form parameter. The same text is the
  * `description` of each field in /openapi.json (through `described`), the tooltips and the
- * "How to read" page of the web app, and docs/how-to-read.md (generated from this module by
+ * "How to read" page of the web app, and api/docs/how-to-read.md (generated from this module by
  * `npm run docs:how-to-read`; a unit test keeps the file in step).
  */
 import type { z } from "zod";

@@ -50,12 +50,9 @@ export const TargetRow = z
     direction: TargetDirection.nullable()
       .optional()
       .meta({ description: describe(TARGET_COLUMNS.direction) }),
-    proxies: z
-      .array(z.string())
-      .optional()
-      .meta({
-        description: "Ids of the single-edge proxies of this candidate (see proxy_of), in rank order.",
-      }),
+    proxies: z.array(z.string()).optional().meta({
+      description: "Ids of the single-edge proxies of this candidate (see proxy_of), in rank order.",
+    }),
   })
   .meta({ id: "TargetRow" });
 export type TargetRow = z.infer<typeof TargetRow>;
@@ -66,12 +63,9 @@ export const TargetsPage = z
     result_set: z
       .string()
       .meta({ description: "The result-set prefix paged (empty for a single result set)." }),
-    columns: z
-      .array(z.string())
-      .meta({
-        description:
-          "The columns every row carries, in the file's order (external accounts: the public five).",
-      }),
+    columns: z.array(z.string()).meta({
+      description: "The columns every row carries, in the file's order (external accounts: the public five).",
+    }),
     total_rows: z.number().int().meta({ description: "Rows in the whole table (one per candidate)." }),
     matched_rows: z
       .number()

@@ -8,7 +8,12 @@
 import { z } from "zod";
 import { CausewayError } from "@causeway/api/client/errors";
 import { backoffMs, RequestBudget, retryAfterMs } from "@causeway/api/client/pacing";
-import { CausalAnalysisListResponse, CausalAnalysisStatusResponse, CreateCausalAnalysisResponse, QuotaResponse } from "@causeway/api/schemas/causal.ts";
+import {
+  CausalAnalysisListResponse,
+  CausalAnalysisStatusResponse,
+  CreateCausalAnalysisResponse,
+  QuotaResponse,
+} from "@causeway/api/schemas/causal.ts";
 import {
   CausalPathsResponse,
   DegsImpactedResponse,
@@ -33,7 +38,12 @@ export const GenesResolveResponse = z.object({
   n_input: z.number().int(),
   n_recognised: z.number().int(),
   genes: z.array(
-    z.object({ input: z.string(), symbol: z.string().nullable(), in_model: z.boolean(), suggestion: z.string().optional() }),
+    z.object({
+      input: z.string(),
+      symbol: z.string().nullable(),
+      in_model: z.boolean(),
+      suggestion: z.string().optional(),
+    }),
   ),
 });
 export type GenesResolve = z.infer<typeof GenesResolveResponse>;
@@ -48,7 +58,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function url(path: string, query: Query = {}): string {
   const u = new URL(path, location.origin);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") u.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== "") u.searchParams.set(k, String(v));
   return u.pathname + u.search;
 }
 
@@ -70,7 +81,12 @@ async function errorOf(res: Response): Promise<CausewayError> {
         .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).slice(1).join(".")}: ${d.msg ?? ""}`)
         .join("; ");
   }
-  return new CausewayError(code ?? (res.status === 422 ? "validation_error" : "http_error"), message, res.status, retry);
+  return new CausewayError(
+    code ?? (res.status === 422 ? "validation_error" : "http_error"),
+    message,
+    res.status,
+    retry,
+  );
 }
 
 /** Sends one request with the budget and the retry rules; a 2xx answer or a CausewayError. */
@@ -91,31 +107,45 @@ export async function send(
     await budget.take();
     let res: Response;
     try {
-      res = await fetch(path, { method, headers, body: body ?? null, signal: init.signal ?? null, credentials: "omit" });
+      res = await fetch(path, {
+        method,
+        headers,
+        body: body ?? null,
+        signal: init.signal ?? null,
+        credentials: "omit",
+      });
     } catch (err) {
       if (init.signal?.aborted) throw err;
       throw new CausewayError("network_error", "The service did not answer.", 0);
     }
     if (res.ok) return res;
     const error = await errorOf(res);
-    if (error.code === "unauthorized" && init.auth !== false) window.dispatchEvent(new Event("causeway:unauthorized"));
+    if (error.code === "unauthorized" && init.auth !== false)
+      window.dispatchEvent(new Event("causeway:unauthorized"));
     const retryable = error.code === "rate_limited" || error.code === "edge_blocked";
     if (method !== "GET" || !retryable || attempt >= MAX_RETRIES) throw error;
     await sleep(error.retryAfterMs ?? backoffMs(attempt, 2000, 30_000, Math.random));
   }
 }
 
-async function getJson<S extends z.ZodType>(schema: S, path: string, query: Query = {}, signal?: AbortSignal): Promise<z.infer<S>> {
+async function getJson<S extends z.ZodType>(
+  schema: S,
+  path: string,
+  query: Query = {},
+  signal?: AbortSignal,
+): Promise<z.infer<S>> {
   const res = await send("GET", url(path, query), signal ? { signal } : {});
   const parsed = schema.safeParse(await res.json());
-  if (!parsed.success) throw new CausewayError("invalid_response", `Unexpected answer from ${path}.`, res.status);
+  if (!parsed.success)
+    throw new CausewayError("invalid_response", `Unexpected answer from ${path}.`, res.status);
   return parsed.data;
 }
 
 const enc = encodeURIComponent;
 
 export const api = {
-  listPredictions: (cursor?: string) => getJson(PredictionsListResponse, "/v1/predictions", { limit: 20, cursor }),
+  listPredictions: (cursor?: string) =>
+    getJson(PredictionsListResponse, "/v1/predictions", { limit: 20, cursor }),
   /** The status record without the preview rows: the summary and the download links only. */
   prediction: (id: string) =>
     getJson(PredictionStatusResponse, `/v1/predictions/${enc(id)}`, {
@@ -123,17 +153,23 @@ export const api = {
       max_source_influence_rows: 1,
       max_columns: 1,
     }),
-  targets: (id: string, query: Query, signal?: AbortSignal) => getJson(TargetsPage, `/v1/predictions/${enc(id)}/targets`, query, signal),
+  targets: (id: string, query: Query, signal?: AbortSignal) =>
+    getJson(TargetsPage, `/v1/predictions/${enc(id)}/targets`, query, signal),
   quota: () => getJson(QuotaResponse, "/v1/usage/predictions/quota"),
   degsImpacted: (id: string) => getJson(DegsImpactedResponse, `/v1/predictions/${enc(id)}/degs-impacted`),
   causalPaths: (id: string) => getJson(CausalPathsResponse, `/v1/predictions/${enc(id)}/causal-paths`),
   intermediaries: (id: string, topN: number) =>
-    getJson(IntermediaryProteinsResponse, `/v1/predictions/${enc(id)}/intermediary-proteins`, { top_n_degs: topN }),
+    getJson(IntermediaryProteinsResponse, `/v1/predictions/${enc(id)}/intermediary-proteins`, {
+      top_n_degs: topN,
+    }),
   async causalGraphPng(id: string, topN: number): Promise<Blob> {
-    const res = await send("GET", url(`/v1/predictions/${enc(id)}/causal-graph`, { top_n_degs: topN }), { accept: "image/png" });
+    const res = await send("GET", url(`/v1/predictions/${enc(id)}/causal-graph`, { top_n_degs: topN }), {
+      accept: "image/png",
+    });
     return res.blob();
   },
-  causalAnalyses: (predictionId: string) => getJson(CausalAnalysisListResponse, "/v1/causal-analysis", { prediction_id: predictionId }),
+  causalAnalyses: (predictionId: string) =>
+    getJson(CausalAnalysisListResponse, "/v1/causal-analysis", { prediction_id: predictionId }),
   causalAnalysis: (id: string) => getJson(CausalAnalysisStatusResponse, `/v1/causal-analysis/${enc(id)}`),
   async createCausalAnalysis(predictionId: string, target: string) {
     const res = await send("POST", "/v1/causal-analysis", { json: { prediction_id: predictionId, target } });
@@ -156,7 +192,10 @@ export const api = {
   /** Checks a key before keeping it: the quota route answers 401 for a wrong one. */
   async checkKey(key: string): Promise<void> {
     await budget.take();
-    const res = await fetch("/v1/usage/predictions/quota", { headers: { "x-api-key": key, accept: "application/json" }, credentials: "omit" });
+    const res = await fetch("/v1/usage/predictions/quota", {
+      headers: { "x-api-key": key, accept: "application/json" },
+      credentials: "omit",
+    });
     if (!res.ok) throw await errorOf(res);
   },
   /**
@@ -179,7 +218,15 @@ export function sameOriginLink(link: string): string {
 export async function* predictionEvents(
   id: string,
   signal: AbortSignal,
-): AsyncGenerator<{ event: string; data: { status: string; processing_step?: string | null; progress_pct?: number | null; error_message?: string | null } }> {
+): AsyncGenerator<{
+  event: string;
+  data: {
+    status: string;
+    processing_step?: string | null;
+    progress_pct?: number | null;
+    error_message?: string | null;
+  };
+}> {
   const res = await send("GET", `/v1/predictions/${enc(id)}/events`, { signal, accept: "text/event-stream" });
   if (!res.body) return;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -210,7 +257,10 @@ export async function* predictionEvents(
 /** A refusal as a sentence a person can act on, with when to retry. */
 export function explain(err: unknown): string {
   if (!(err instanceof CausewayError)) return "Something went wrong in the page. Reload it and try again.";
-  const when = err.retryAfterMs !== null ? ` Try again in ${Math.max(1, Math.ceil(err.retryAfterMs / 1000))} seconds.` : "";
+  const when =
+    err.retryAfterMs !== null
+      ? ` Try again in ${Math.max(1, Math.ceil(err.retryAfterMs / 1000))} seconds.`
+      : "";
   switch (err.code) {
     case "unauthorized":
       return "The service did not accept this API key. Check it, or ask your administrator for a new one.";

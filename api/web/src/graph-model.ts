@@ -8,7 +8,12 @@
  */
 import { assignLayers } from "@causeway/runner/graph/layers";
 import { CausalGraphInputs } from "@causeway/runner/graph/inputs";
-import { selectGraph, type GraphEdge, type GraphNode, type GraphSelection } from "@causeway/runner/graph/select";
+import {
+  selectGraph,
+  type GraphEdge,
+  type GraphNode,
+  type GraphSelection,
+} from "@causeway/runner/graph/select";
 import { colourLimit, edgeColour, edgeWidth, labelColourOn, nodeFill } from "@causeway/runner/graph/style";
 
 export interface PlacedGraphNode extends GraphNode {
@@ -59,10 +64,19 @@ export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphMo
     return known.length ? known.reduce((a, b) => a + b, 0) / known.length : fallback;
   };
   for (let sweep = 0; sweep < 4; sweep++) {
-    const order = sweep % 2 === 0 ? layers.map((_, i) => i).slice(1) : layers.map((_, i) => i).slice(0, -1).reverse();
+    const order =
+      sweep % 2 === 0
+        ? layers.map((_, i) => i).slice(1)
+        : layers
+            .map((_, i) => i)
+            .slice(0, -1)
+            .reverse();
     for (const li of order) {
       const neighbours = sweep % 2 === 0 ? preds : succs;
-      layers[li]!.sort((a, b) => mean(neighbours.get(a), pos.get(a)!) - mean(neighbours.get(b), pos.get(b)!) || (a < b ? -1 : 1));
+      layers[li]!.sort(
+        (a, b) =>
+          mean(neighbours.get(a), pos.get(a)!) - mean(neighbours.get(b), pos.get(b)!) || (a < b ? -1 : 1),
+      );
       setPositions();
     }
   }
@@ -72,14 +86,29 @@ export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphMo
   const hi = Math.max(...scores);
   const nodes = selection.nodes.map((n) => {
     const fill = nodeFill(n.log2fc, limit);
-    return { ...n, layer: layerOf.get(n.id) ?? 0, x: (layerOf.get(n.id) ?? 0) * LAYER_STEP, y: pos.get(n.id)! * ROW_PITCH, fill, label: labelColourOn(fill) };
+    return {
+      ...n,
+      layer: layerOf.get(n.id) ?? 0,
+      x: (layerOf.get(n.id) ?? 0) * LAYER_STEP,
+      y: pos.get(n.id)! * ROW_PITCH,
+      fill,
+      label: labelColourOn(fill),
+    };
   });
-  const edges = selection.edges.map((e) => ({ ...e, colour: edgeColour(e.sign), width: edgeWidth(e.score, lo, hi) }));
+  const edges = selection.edges.map((e) => ({
+    ...e,
+    colour: edgeColour(e.sign),
+    width: edgeWidth(e.score, lo, hi),
+  }));
   return { selection, nodes, edges, layers: count, colourLimit: limit };
 }
 
 /** Every displayed path through a node, as the ordered symbols (for the node's panel). */
-export function pathsThrough(inputs: CausalGraphInputs, model: GraphModel, nodeId: string): { symbols: string[]; score: number }[] {
+export function pathsThrough(
+  inputs: CausalGraphInputs,
+  model: GraphModel,
+  nodeId: string,
+): { symbols: string[]; score: number }[] {
   const shownDegs = new Set(model.nodes.filter((n) => n.kind === "deg").map((n) => n.id));
   return inputs.paths
     .filter((p) => shownDegs.has(p.deg) && p.nodes.includes(nodeId))

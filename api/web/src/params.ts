@@ -62,7 +62,12 @@ export const PARAM_SPECS: ParamSpec[] = SHOWN.map((name) => {
 /** The bounds of a parameter in words ("1 to 10,000", "above 0, at most 1"). */
 export function boundsText(p: ParamSpec): string {
   const f = (v: number) => v.toLocaleString("en");
-  const low = p.exclusiveMin !== undefined ? `above ${f(p.exclusiveMin)}` : p.min !== undefined ? `at least ${f(p.min)}` : null;
+  const low =
+    p.exclusiveMin !== undefined
+      ? `above ${f(p.exclusiveMin)}`
+      : p.min !== undefined
+        ? `at least ${f(p.min)}`
+        : null;
   const high = p.max !== undefined ? `at most ${f(p.max)}` : null;
   const parts = [low, high].filter((x) => x !== null);
   const kind = p.integer ? "a whole number" : "a number";

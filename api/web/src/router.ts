@@ -17,7 +17,8 @@ export function parseRoute(path: string, hash = ""): Route {
   if (p === "/app" || p === "/app/predictions") return { page: "predictions" };
   if (p === "/app/sign-in") return { page: "sign-in" };
   if (p === "/app/new") return { page: "new" };
-  if (p === "/app/how-to-read") return hash ? { page: "how-to-read", anchor: hash.slice(1) } : { page: "how-to-read" };
+  if (p === "/app/how-to-read")
+    return hash ? { page: "how-to-read", anchor: hash.slice(1) } : { page: "how-to-read" };
   const m = /^\/app\/predictions\/([0-9a-fA-F-]{36})$/.exec(p);
   if (m) return { page: "prediction", id: m[1]!.toLowerCase() };
   return { page: "not-found" };
@@ -46,7 +47,8 @@ export function useRoute(): Route {
 /** A same-origin link that changes the route without reloading the page. */
 export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as HTMLElement).closest("a");
-  if (!a || a.target || a.hasAttribute("download") || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  if (!a || a.target || a.hasAttribute("download") || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey)
+    return;
   const href = a.getAttribute("href");
   if (!href || !href.startsWith("/app/")) return;
   e.preventDefault();

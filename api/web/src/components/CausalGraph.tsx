@@ -11,7 +11,6 @@ import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { graphModel, pathsThrough, type GraphModel } from "../graph-model.ts";
 import { num } from "../format.ts";
 
-const SHAPES = { target: "hexagon", intermediary: "ellipse", deg: "round-rectangle" } as const;
 
 function download(name: string, href: string) {
   const a = document.createElement("a");
@@ -55,7 +54,16 @@ function toSvg(cy: cytoscape.Core, model: GraphModel): string {
         ? `<ellipse cx="${x}" cy="${y}" rx="40" ry="13"`
         : n.kind === "deg"
           ? `<rect x="${x - 40}" y="${y - 13}" width="80" height="26" rx="6"`
-          : `<polygon points="${[[-46, 0], [-36, -15], [36, -15], [46, 0], [36, 15], [-36, 15]].map(([dx, dy]) => `${x + dx!},${y + dy!}`).join(" ")}"`;
+          : `<polygon points="${[
+              [-46, 0],
+              [-36, -15],
+              [36, -15],
+              [46, 0],
+              [36, 15],
+              [-36, 15],
+            ]
+              .map(([dx, dy]) => `${x + dx!},${y + dy!}`)
+              .join(" ")}"`;
     parts.push(`${shape} fill="${n.fill}" stroke="#404040" stroke-width="${n.kind === "target" ? 3 : 1}"/>`);
     parts.push(`<text x="${x}" y="${y + 4}" text-anchor="middle" fill="${n.label}">${esc(n.symbol)}</text>`);
   }
@@ -63,7 +71,15 @@ function toSvg(cy: cytoscape.Core, model: GraphModel): string {
   return parts.join("\n");
 }
 
-export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphInputs; title: string; topN?: number }) {
+export function CausalGraph({
+  inputs,
+  title,
+  topN = 20,
+}: {
+  inputs: CausalGraphInputs;
+  title: string;
+  topN?: number;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const cyRef = useRef<cytoscape.Core | null>(null);
   const [n, setN] = useState(Math.min(topN, Math.max(1, inputs.degs.length)));
@@ -80,7 +96,15 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
           position: { x: node.x, y: node.y },
         })),
         ...model.edges.map((e) => ({
-          data: { id: e.id, source: e.source, target: e.target, colour: e.colour, width: e.width, sign: e.sign, type: e.type },
+          data: {
+            id: e.id,
+            source: e.source,
+            target: e.target,
+            colour: e.colour,
+            width: e.width,
+            sign: e.sign,
+            type: e.type,
+          },
         })),
       ],
       layout: { name: "preset", fit: true, padding: 24 },
@@ -104,7 +128,17 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
             "border-color": "#404040",
           },
         },
-        { selector: 'node[kind = "target"]', style: { shape: "hexagon", "border-width": 3, "border-color": "#000", width: 92, height: 30, "font-weight": "bold" } },
+        {
+          selector: 'node[kind = "target"]',
+          style: {
+            shape: "hexagon",
+            "border-width": 3,
+            "border-color": "#000",
+            width: 92,
+            height: 30,
+            "font-weight": "bold",
+          },
+        },
         { selector: 'node[kind = "intermediary"]', style: { shape: "ellipse" } },
         { selector: 'node[kind = "deg"]', style: { shape: "round-rectangle" } },
         { selector: "node:selected", style: { "border-width": 4, "border-color": "#f59e0b" } },
@@ -129,7 +163,8 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
       const id = e.target.id() as string;
       setSelected(id);
       const through = cy.collection();
-      for (const p of inputs.paths) if (p.nodes.includes(id)) for (const nid of p.nodes) through.merge(cy.getElementById(nid));
+      for (const p of inputs.paths)
+        if (p.nodes.includes(id)) for (const nid of p.nodes) through.merge(cy.getElementById(nid));
       cy.elements().addClass("faded");
       through.removeClass("faded");
       through.edgesWith(through).removeClass("faded");
@@ -167,22 +202,40 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
             min={1}
             max={Math.max(1, inputs.degs.length)}
             value={n}
-            onChange={(e) => setN(Math.max(1, Math.min(inputs.degs.length || 1, Number((e.target as HTMLInputElement).value) || 1)))}
+            onChange={(e) =>
+              setN(
+                Math.max(
+                  1,
+                  Math.min(inputs.degs.length || 1, Number((e.target as HTMLInputElement).value) || 1),
+                ),
+              )
+            }
           />
         </label>
         <span class="muted small">
-          {model.selection.degsShown} of {inputs.degs.length} impacted DEGs, {model.selection.pathsShown} paths, {model.nodes.length} nodes
-          {model.selection.pathsOmitted > 0 ? ` (${model.selection.pathsOmitted} paths left out by the 250-node cap)` : ""}
+          {model.selection.degsShown} of {inputs.degs.length} impacted DEGs, {model.selection.pathsShown}{" "}
+          paths, {model.nodes.length} nodes
+          {model.selection.pathsOmitted > 0
+            ? ` (${model.selection.pathsOmitted} paths left out by the 250-node cap)`
+            : ""}
         </span>
         <span class="spacer" />
-        <button type="button" onClick={() => cyRef.current && download(`${safeName}.png`, cyRef.current.png({ full: true, scale: 2, bg: "#ffffff" }))}>
+        <button
+          type="button"
+          onClick={() =>
+            cyRef.current &&
+            download(`${safeName}.png`, cyRef.current.png({ full: true, scale: 2, bg: "#ffffff" }))
+          }
+        >
           Export PNG
         </button>
         <button
           type="button"
           onClick={() => {
             if (!cyRef.current) return;
-            const url = URL.createObjectURL(new Blob([toSvg(cyRef.current, model)], { type: "image/svg+xml" }));
+            const url = URL.createObjectURL(
+              new Blob([toSvg(cyRef.current, model)], { type: "image/svg+xml" }),
+            );
             download(`${safeName}.svg`, url);
             setTimeout(() => URL.revokeObjectURL(url), 10_000);
           }}
@@ -191,7 +244,14 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
         </button>
       </div>
       <div class="graph-body">
-        <div class="graph" ref={box} data-testid="causal-graph" data-target={inputs.target} role="img" aria-label={`Causal graph of ${title}`} />
+        <div
+          class="graph"
+          ref={box}
+          data-testid="causal-graph"
+          data-target={inputs.target}
+          role="img"
+          aria-label={`Causal graph of ${title}`}
+        />
         <aside class="graph-side" data-testid="graph-side">
           {sel ? (
             <>
@@ -199,7 +259,9 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
                 {sel.symbol} <span class="muted small">{sel.kind === "deg" ? "DEG" : sel.kind}</span>
               </h4>
               <p class="small">log2 fold change: {sel.log2fc === null ? "not measured" : num(sel.log2fc)}</p>
-              <p class="small muted">{paths.length} path{paths.length === 1 ? "" : "s"} through it:</p>
+              <p class="small muted">
+                {paths.length} path{paths.length === 1 ? "" : "s"} through it:
+              </p>
               <ol class="paths" data-testid="node-paths">
                 {paths.slice(0, 30).map((p, i) => (
                   <li key={i}>
@@ -212,11 +274,14 @@ export function CausalGraph({ inputs, title, topN = 20 }: { inputs: CausalGraphI
             <div class="legend small">
               <p>Click a node to see the paths through it.</p>
               <p>
-                <span class="swatch" style={{ background: "#2166ac" }} /> down ·<span class="swatch" style={{ background: "#f7f7f7" }} /> 0 ·
-                <span class="swatch" style={{ background: "#b2182b" }} /> up (log2 fold change, ±{num(model.colourLimit)}); grey = not measured
+                <span class="swatch" style={{ background: "#2166ac" }} /> down ·
+                <span class="swatch" style={{ background: "#f7f7f7" }} /> 0 ·
+                <span class="swatch" style={{ background: "#b2182b" }} /> up (log2 fold change, ±
+                {num(model.colourLimit)}); grey = not measured
               </p>
               <p>
-                <span class="line green" /> activation · <span class="line red" /> inhibition · <span class="line grey" /> unknown sign; dashed = transcriptional
+                <span class="line green" /> activation · <span class="line red" /> inhibition ·{" "}
+                <span class="line grey" /> unknown sign; dashed = transcriptional
               </p>
               <p>⬡ target · ◯ intermediary protein · ▭ DEG (its transcript)</p>
             </div>

@@ -29,7 +29,9 @@ export function DropZone(props: {
     >
       <label for={id} class="drop-label">
         <strong>{props.label}</strong>
-        <span class="muted small">{props.file ? `${props.file.name} · ${(props.file.size / 1e6).toFixed(1)} MB` : props.hint}</span>
+        <span class="muted small">
+          {props.file ? `${props.file.name} · ${(props.file.size / 1e6).toFixed(1)} MB` : props.hint}
+        </span>
       </label>
       <input
         id={id}

@@ -7,11 +7,24 @@ export function StatusBadge({ status, testid }: { status: string; testid?: strin
   );
 }
 
-export function Progress({ pct, step }: { pct: number | null | undefined; step?: string | null | undefined }) {
+export function Progress({
+  pct,
+  step,
+}: {
+  pct: number | null | undefined;
+  step?: string | null | undefined;
+}) {
   const value = Math.max(0, Math.min(100, pct ?? 0));
   return (
     <div class="progress-wrap">
-      <div class="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={value} aria-label="Progress">
+      <div
+        class="progress"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={value}
+        aria-label="Progress"
+      >
         <div class="progress-bar" style={{ width: `${value}%` }} />
       </div>
       <span class="progress-text">

@@ -31,7 +31,12 @@ const docOf = (c: string) => (TARGET_COLUMNS as Record<string, { summary: string
 
 function Cell({ column, value }: { column: string; value: unknown }) {
   if (value === null || value === undefined) return <td class="na">—</td>;
-  if (column === "id" || column === "proxy_of") return <td class="sym" title={String(value)}>{symbol(String(value))}</td>;
+  if (column === "id" || column === "proxy_of")
+    return (
+      <td class="sym" title={String(value)}>
+        {symbol(String(value))}
+      </td>
+    );
   if (typeof value === "boolean") return <td class={value ? "yes" : "no"}>{value ? "yes" : "no"}</td>;
   if (typeof value === "number") return <td class="num">{num(value, column)}</td>;
   return <td>{String(value)}</td>;
@@ -71,7 +76,13 @@ export function TargetTable(props: {
   const canFold = page ? page.columns.includes("proxy_of") : false;
   useEffect(() => {
     const stop = new AbortController();
-    const params: Record<string, string | number | boolean | undefined> = { offset, limit: PAGE, sort, order, q: q || undefined };
+    const params: Record<string, string | number | boolean | undefined> = {
+      offset,
+      limit: PAGE,
+      sort,
+      order,
+      q: q || undefined,
+    };
     if (full) {
       params.tier = tier || undefined;
       params.direction = direction || undefined;
@@ -125,7 +136,13 @@ export function TargetTable(props: {
               {pinned && <span class="pin-tag">target</span>}
               {sym}
               {proxies.length > 0 && (
-                <button type="button" class="proxy-toggle" aria-expanded={open.has(id)} onClick={() => toggle(id)} title="Single-edge proxies folded under this hub">
+                <button
+                  type="button"
+                  class="proxy-toggle"
+                  aria-expanded={open.has(id)}
+                  onClick={() => toggle(id)}
+                  title="Single-edge proxies folded under this hub"
+                >
                   +{proxies.length} prox{proxies.length === 1 ? "y" : "ies"}
                 </button>
               )}
@@ -137,7 +154,13 @@ export function TargetTable(props: {
         {full && <td>{r.tier ? r.tier.replaceAll("_", " ") : "—"}</td>}
         {props.action && (
           <td>
-            <button type="button" class="small-button" data-testid="explain-target" disabled={props.action.busyId !== null} onClick={() => props.action!.run(r)}>
+            <button
+              type="button"
+              class="small-button"
+              data-testid="explain-target"
+              disabled={props.action.busyId !== null}
+              onClick={() => props.action!.run(r)}
+            >
               {props.action.busyId === id ? "Starting…" : props.action.label}
             </button>
           </td>
@@ -146,7 +169,8 @@ export function TargetTable(props: {
       open.has(id) && proxies.length > 0 ? (
         <tr key={`${id}:proxies`} class="proxies-row">
           <td colSpan={columns.length + 2}>
-            Single-edge proxies of {sym} (they feed only {sym} and share its evidence): {proxies.map((p) => symbol(p)).join(", ")}
+            Single-edge proxies of {sym} (they feed only {sym} and share its evidence):{" "}
+            {proxies.map((p) => symbol(p)).join(", ")}
           </td>
         </tr>
       ) : null,
@@ -158,12 +182,26 @@ export function TargetTable(props: {
       <div class="table-controls">
         <label class="search">
           <span class="sr-only">Search by gene symbol</span>
-          <input type="search" name="q" placeholder="Search by symbol, e.g. IRF1" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="target-search" />
+          <input
+            type="search"
+            name="q"
+            placeholder="Search by symbol, e.g. IRF1"
+            value={query}
+            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+            data-testid="target-search"
+          />
         </label>
         {full && hasTiers && (
           <label>
             Tier{" "}
-            <select name="tier" value={tier} onChange={(e) => { setTier((e.target as HTMLSelectElement).value); setOffset(0); }}>
+            <select
+              name="tier"
+              value={tier}
+              onChange={(e) => {
+                setTier((e.target as HTMLSelectElement).value);
+                setOffset(0);
+              }}
+            >
               <option value="">all</option>
               <option value="measured">measured</option>
               <option value="not_measured">not measured</option>
@@ -174,7 +212,14 @@ export function TargetTable(props: {
         {full && hasDirection && (
           <label>
             Direction{" "}
-            <select name="direction" value={direction} onChange={(e) => { setDirection((e.target as HTMLSelectElement).value); setOffset(0); }}>
+            <select
+              name="direction"
+              value={direction}
+              onChange={(e) => {
+                setDirection((e.target as HTMLSelectElement).value);
+                setOffset(0);
+              }}
+            >
               <option value="">all</option>
               <option value="activated">activated</option>
               <option value="inhibited">inhibited</option>
@@ -184,7 +229,15 @@ export function TargetTable(props: {
         )}
         {canFold && (
           <label class="check">
-            <input type="checkbox" checked={fold} onChange={() => { setFold(!fold); setOffset(0); }} /> fold proxies under their hub
+            <input
+              type="checkbox"
+              checked={fold}
+              onChange={() => {
+                setFold(!fold);
+                setOffset(0);
+              }}
+            />{" "}
+            fold proxies under their hub
           </label>
         )}
         {page && (
@@ -196,7 +249,13 @@ export function TargetTable(props: {
                   <input
                     type="checkbox"
                     checked={columns.includes(c)}
-                    onChange={() => setShown(columns.includes(c) ? columns.filter((x) => x !== c) : page.columns.filter((x) => x === c || columns.includes(x)))}
+                    onChange={() =>
+                      setShown(
+                        columns.includes(c)
+                          ? columns.filter((x) => x !== c)
+                          : page.columns.filter((x) => x === c || columns.includes(x)),
+                      )
+                    }
                   />{" "}
                   {c}
                 </label>
@@ -217,13 +276,30 @@ export function TargetTable(props: {
               {columns.map((c) => {
                 const doc = docOf(c);
                 return (
-                  <th key={c} scope="col" aria-sort={sort === c ? (order === "asc" ? "ascending" : "descending") : "none"}>
-                    <button type="button" class="th-sort" onClick={() => sortBy(c)} title={doc ? `${doc.summary}${doc.detail ? " " + doc.detail : ""}` : c} data-column={c}>
+                  <th
+                    key={c}
+                    scope="col"
+                    aria-sort={sort === c ? (order === "asc" ? "ascending" : "descending") : "none"}
+                  >
+                    <button
+                      type="button"
+                      class="th-sort"
+                      onClick={() => sortBy(c)}
+                      title={doc ? `${doc.summary}${doc.detail ? " " + doc.detail : ""}` : c}
+                      data-column={c}
+                    >
                       {c === "id" ? "candidate" : c.replaceAll("_", " ")}
-                      <span class="sort-mark" aria-hidden="true">{sort === c ? (order === "asc" ? "▲" : "▼") : ""}</span>
+                      <span class="sort-mark" aria-hidden="true">
+                        {sort === c ? (order === "asc" ? "▲" : "▼") : ""}
+                      </span>
                     </button>
                     {doc && (
-                      <a class="help-link" href={`/app/how-to-read#col-${c}`} aria-label={`What ${c} means`} title={doc.summary}>
+                      <a
+                        class="help-link"
+                        href={`/app/how-to-read#col-${c}`}
+                        aria-label={`What ${c} means`}
+                        title={doc.summary}
+                      >
                         ?
                       </a>
                     )}
@@ -233,7 +309,12 @@ export function TargetTable(props: {
               {full && (
                 <th scope="col">
                   tier{" "}
-                  <a class="help-link" href="/app/how-to-read#col-tier" aria-label="What tier means" title={TARGET_COLUMNS.tier.summary}>
+                  <a
+                    class="help-link"
+                    href="/app/how-to-read#col-tier"
+                    aria-label="What tier means"
+                    title={TARGET_COLUMNS.tier.summary}
+                  >
                     ?
                   </a>
                 </th>
@@ -244,19 +325,29 @@ export function TargetTable(props: {
           {page?.pinned && <tbody class="pinned-body">{renderRow(page.pinned, true)}</tbody>}
           <tbody>{page?.rows.flatMap((r) => renderRow(r))}</tbody>
         </table>
-        {page && page.rows.length === 0 && <p class="muted empty-table">No candidate matches {q ? `“${q}”` : "these filters"}.</p>}
+        {page && page.rows.length === 0 && (
+          <p class="muted empty-table">No candidate matches {q ? `“${q}”` : "these filters"}.</p>
+        )}
       </div>
       {page && (
         <div class="pager">
           <span class="muted">
-            {page.matched_rows === 0 ? "0 rows" : `Rows ${(page.offset + 1).toLocaleString("en")}–${Math.min(page.offset + page.rows.length, page.matched_rows).toLocaleString("en")} of ${page.matched_rows.toLocaleString("en")}`}
-            {page.matched_rows !== page.total_rows ? ` (${page.total_rows.toLocaleString("en")} candidates in all)` : " candidates"}
+            {page.matched_rows === 0
+              ? "0 rows"
+              : `Rows ${(page.offset + 1).toLocaleString("en")}–${Math.min(page.offset + page.rows.length, page.matched_rows).toLocaleString("en")} of ${page.matched_rows.toLocaleString("en")}`}
+            {page.matched_rows !== page.total_rows
+              ? ` (${page.total_rows.toLocaleString("en")} candidates in all)`
+              : " candidates"}
           </span>
           <span class="spacer" />
           <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
             Previous
           </button>
-          <button type="button" disabled={page.offset + PAGE >= page.matched_rows} onClick={() => setOffset(offset + PAGE)}>
+          <button
+            type="button"
+            disabled={page.offset + PAGE >= page.matched_rows}
+            onClick={() => setOffset(offset + PAGE)}
+          >
             Next
           </button>
         </div>

@@ -27,12 +27,25 @@ export function parseDegs(tsv: string): DegPoint[] {
     let p = Number(c[padj >= 0 ? padj : pv]);
     if (!Number.isFinite(p) && pv >= 0) p = Number(c[pv]);
     if (!Number.isFinite(log2fc) || !Number.isFinite(p) || c[fc] === "NA") continue;
-    out.push({ gene: c[g] ?? "", log2fc, p: Math.max(p, 1e-300), isDeg: c[deg] === "TRUE" || c[deg] === "true" });
+    out.push({
+      gene: c[g] ?? "",
+      log2fc,
+      p: Math.max(p, 1e-300),
+      isDeg: c[deg] === "TRUE" || c[deg] === "true",
+    });
   }
   return out;
 }
 
-export function Volcano({ points, highlight, onPick }: { points: DegPoint[]; highlight: string | null; onPick: (gene: string) => void }) {
+export function Volcano({
+  points,
+  highlight,
+  onPick,
+}: {
+  points: DegPoint[];
+  highlight: string | null;
+  onPick: (gene: string) => void;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
@@ -49,15 +62,35 @@ export function Volcano({ points, highlight, onPick }: { points: DegPoint[]; hig
       color: { domain: ["down", "not a DEG", "up"], range: ["#2166ac", "#c8c8c8", "#b2182b"], legend: true },
       marks: [
         Plot.ruleX([0], { stroke: "#999" }),
-        Plot.dot(points, { x: "log2fc", y: (d: DegPoint) => -Math.log10(d.p), fill: dir, r: 2.2, fillOpacity: 0.75 }),
-        Plot.dot(marked, { x: "log2fc", y: (d: DegPoint) => -Math.log10(d.p), r: 7, stroke: "#f59e0b", strokeWidth: 3, fill: "none" }),
-        Plot.text(marked, { x: "log2fc", y: (d: DegPoint) => -Math.log10(d.p), text: "gene", dy: -14, fontWeight: "bold" }),
+        Plot.dot(points, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          fill: dir,
+          r: 2.2,
+          fillOpacity: 0.75,
+        }),
+        Plot.dot(marked, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          r: 7,
+          stroke: "#f59e0b",
+          strokeWidth: 3,
+          fill: "none",
+        }),
+        Plot.text(marked, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          text: "gene",
+          dy: -14,
+          fontWeight: "bold",
+        }),
         Plot.tip(
           points,
           Plot.pointer({
             x: "log2fc",
             y: (d: DegPoint) => -Math.log10(d.p),
-            title: (d: DegPoint) => `${d.gene}\nlog2FC ${d.log2fc.toFixed(2)}\nadj. p ${d.p.toExponential(2)}`,
+            title: (d: DegPoint) =>
+              `${d.gene}\nlog2FC ${d.log2fc.toFixed(2)}\nadj. p ${d.p.toExponential(2)}`,
           }),
         ),
       ],
@@ -72,5 +105,13 @@ export function Volcano({ points, highlight, onPick }: { points: DegPoint[]; hig
     box.current.replaceChildren(plot);
     return () => plot.remove();
   }, [points, highlight]);
-  return <div class="volcano" ref={box} data-testid="volcano-plot" role="img" aria-label="Volcano plot of the differential expression" />;
+  return (
+    <div
+      class="volcano"
+      ref={box}
+      data-testid="volcano-plot"
+      role="img"
+      aria-label="Volcano plot of the differential expression"
+    />
+  );
 }

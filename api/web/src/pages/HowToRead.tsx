@@ -1,6 +1,13 @@
 /** How to read the results: every column, field and parameter in plain words (field-docs.ts). */
 import { useEffect } from "preact/hooks";
-import { DATASET_SUMMARY_FIELDS, PARAMETERS, QUERY_PARAMS, STATUS_FIELDS, TARGET_COLUMNS, type FieldDoc } from "@causeway/api/schemas/field-docs.ts";
+import {
+  DATASET_SUMMARY_FIELDS,
+  PARAMETERS,
+  QUERY_PARAMS,
+  STATUS_FIELDS,
+  TARGET_COLUMNS,
+  type FieldDoc,
+} from "@causeway/api/schemas/field-docs.ts";
 import { HOW_TO_READ_INTRO } from "@causeway/api/schemas/how-to-read.ts";
 
 function Fields({ docs, prefix }: { docs: Record<string, FieldDoc>; prefix: string }) {
@@ -37,7 +44,10 @@ export function HowToRead({ anchor }: { anchor?: string | undefined }) {
         </div>
       ))}
       <h2 id="targets">The ranked target table</h2>
-      <p>One row per candidate protein, best first. Columns present depend on the model version of the prediction.</p>
+      <p>
+        One row per candidate protein, best first. Columns present depend on the model version of the
+        prediction.
+      </p>
       <Fields docs={TARGET_COLUMNS} prefix="col" />
       <h2 id="status">The status record</h2>
       <Fields docs={STATUS_FIELDS} prefix="status" />

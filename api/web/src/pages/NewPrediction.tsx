@@ -16,7 +16,8 @@ export function parseGeneList(text: string): string[] {
   if (t.startsWith("[")) {
     try {
       const v: unknown = JSON.parse(t);
-      if (Array.isArray(v)) return v.filter((g): g is string => typeof g === "string" && g.trim() !== "").map((g) => g.trim());
+      if (Array.isArray(v))
+        return v.filter((g): g is string => typeof g === "string" && g.trim() !== "").map((g) => g.trim());
     } catch {
       // not JSON: read as a plain list
     }
@@ -62,7 +63,9 @@ export function NewPrediction() {
     };
   }, [genes]);
 
-  const paramErrors = Object.fromEntries(PARAM_SPECS.map((p) => [p.name, checkParam(p, values[p.name] ?? "")]));
+  const paramErrors = Object.fromEntries(
+    PARAM_SPECS.map((p) => [p.name, checkParam(p, values[p.name] ?? "")]),
+  );
   const missing: string[] = [];
   if (shape === "split") {
     if (!control) missing.push("the control file");
@@ -103,28 +106,64 @@ export function NewPrediction() {
   return (
     <section>
       <h1>New prediction</h1>
-      <form class="stack" onSubmit={submit}>
+      <form class="stack" onSubmit={(e) => void submit(e)}>
         <fieldset class="card">
           <legend>Data</legend>
           <div class="segmented" role="radiogroup" aria-label="Upload shape">
             <label>
-              <input type="radio" name="shape" value="split" checked={shape === "split"} onChange={() => setShape("split")} />
+              <input
+                type="radio"
+                name="shape"
+                value="split"
+                checked={shape === "split"}
+                onChange={() => setShape("split")}
+              />
               Split: control and perturbed .h5ad with their DEGs
             </label>
             <label>
-              <input type="radio" name="shape" value="merged" checked={shape === "merged"} onChange={() => setShape("merged")} />
+              <input
+                type="radio"
+                name="shape"
+                value="merged"
+                checked={shape === "merged"}
+                onChange={() => setShape("merged")}
+              />
               Merged: one .h5ad with both conditions
             </label>
           </div>
           {shape === "split" ? (
             <>
               <div class="drops">
-                <DropZone name="dataset_control" label="Control cells" hint="Drop the control .h5ad here or choose it" accept=".h5ad" file={control} onFile={setControl} />
-                <DropZone name="dataset_pert" label="Perturbed cells" hint="Drop the perturbed .h5ad here or choose it" accept=".h5ad" file={perturbed} onFile={setPerturbed} />
+                <DropZone
+                  name="dataset_control"
+                  label="Control cells"
+                  hint="Drop the control .h5ad here or choose it"
+                  accept=".h5ad"
+                  file={control}
+                  onFile={setControl}
+                />
+                <DropZone
+                  name="dataset_pert"
+                  label="Perturbed cells"
+                  hint="Drop the perturbed .h5ad here or choose it"
+                  accept=".h5ad"
+                  file={perturbed}
+                  onFile={setPerturbed}
+                />
               </div>
               <label for="degs">Differentially expressed genes</label>
-              <p class="help">{PARAMETERS.degs.summary} Paste symbols (one per line, or separated by commas), a JSON array, or read a file.</p>
-              <textarea id="degs" name="degs" rows={6} spellcheck={false} value={degText} onInput={(e) => setDegText((e.target as HTMLTextAreaElement).value)} />
+              <p class="help">
+                {PARAMETERS.degs.summary} Paste symbols (one per line, or separated by commas), a JSON array,
+                or read a file.
+              </p>
+              <textarea
+                id="degs"
+                name="degs"
+                rows={6}
+                spellcheck={false}
+                value={degText}
+                onInput={(e) => setDegText((e.target as HTMLTextAreaElement).value)}
+              />
               <div class="row">
                 <label class="file-inline">
                   Read the list from a file
@@ -132,9 +171,9 @@ export function NewPrediction() {
                     type="file"
                     name="degs_file"
                     accept=".json,.txt,.tsv,.csv"
-                    onChange={async (e) => {
+                    onChange={(e) => {
                       const f = (e.target as HTMLInputElement).files?.[0];
-                      if (f) setDegText(await f.text());
+                      if (f) void f.text().then(setDegText);
                     }}
                   />
                 </label>
@@ -150,14 +189,25 @@ export function NewPrediction() {
               </div>
               {unrecognised.length > 0 && (
                 <p class="muted small">
-                  Not in the model: {unrecognised.slice(0, 12).map((g) => (g.suggestion ? `${g.input} (did you mean ${g.suggestion}?)` : g.input)).join(", ")}
+                  Not in the model:{" "}
+                  {unrecognised
+                    .slice(0, 12)
+                    .map((g) => (g.suggestion ? `${g.input} (did you mean ${g.suggestion}?)` : g.input))
+                    .join(", ")}
                   {unrecognised.length > 12 ? ` and ${unrecognised.length - 12} more` : ""}.
                 </p>
               )}
             </>
           ) : (
             <div class="drops">
-              <DropZone name="dataset" label="Merged dataset" hint="Drop the .h5ad here or choose it" accept=".h5ad" file={merged} onFile={setMerged} />
+              <DropZone
+                name="dataset"
+                label="Merged dataset"
+                hint="Drop the .h5ad here or choose it"
+                accept=".h5ad"
+                file={merged}
+                onFile={setMerged}
+              />
             </div>
           )}
         </fieldset>
@@ -167,20 +217,40 @@ export function NewPrediction() {
           <div class="grid2">
             <div>
               <label for="job_type">Job type</label>
-              <select id="job_type" name="job_type" value={jobType} onChange={(e) => setJobType((e.target as HTMLSelectElement).value as typeof jobType)}>
+              <select
+                id="job_type"
+                name="job_type"
+                value={jobType}
+                onChange={(e) => setJobType((e.target as HTMLSelectElement).value as typeof jobType)}
+              >
                 <option value="target_id">Target identification: rank every protein</option>
                 <option value="target_validation">Target validation: explain one protein</option>
               </select>
               <p class="help">{PARAMETERS.job_type.summary}</p>
             </div>
             <div>
-              <label for="target">Target {jobType === "target_validation" ? "" : "(target validation only)"}</label>
-              <input id="target" name="target" placeholder="STAT1" disabled={jobType !== "target_validation"} value={target} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} />
+              <label for="target">
+                Target {jobType === "target_validation" ? "" : "(target validation only)"}
+              </label>
+              <input
+                id="target"
+                name="target"
+                placeholder="STAT1"
+                disabled={jobType !== "target_validation"}
+                value={target}
+                onInput={(e) => setTarget((e.target as HTMLInputElement).value)}
+              />
               <p class="help">{PARAMETERS.target.summary}</p>
             </div>
             <div>
               <label for="label">Label</label>
-              <input id="label" name="label" maxLength={256} value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
+              <input
+                id="label"
+                name="label"
+                maxLength={256}
+                value={label}
+                onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+              />
               <p class="help">{PARAMETERS.label.summary}</p>
             </div>
           </div>

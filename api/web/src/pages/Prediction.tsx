@@ -8,7 +8,14 @@
 import { useEffect, useState } from "preact/hooks";
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { STATUS_FIELDS } from "@causeway/api/schemas/field-docs.ts";
-import { api, explain, sameOriginLink, type CausalAnalysisStatus, type CausalPaths, type PredictionStatus } from "../api.ts";
+import {
+  api,
+  explain,
+  sameOriginLink,
+  type CausalAnalysisStatus,
+  type CausalPaths,
+  type PredictionStatus,
+} from "../api.ts";
 import { CausalGraph } from "../components/CausalGraph.tsx";
 import { Progress, StatusBadge } from "../components/StatusBadge.tsx";
 import { TargetTable } from "../components/TargetTable.tsx";
@@ -121,7 +128,10 @@ function Explanation({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     api.causalPaths(id).then(setPaths, (e: unknown) => setError(explain(e)));
-    api.intermediaries(id, 20).then((r) => setInter(r.proteins), () => setInter(null));
+    api.intermediaries(id, 20).then(
+      (r) => setInter(r.proteins),
+      () => setInter(null),
+    );
   }, [id]);
   if (error) return <p class="error">{error}</p>;
   if (!paths) return <p class="muted">Loading the causal paths…</p>;
@@ -130,7 +140,8 @@ function Explanation({ id }: { id: string }) {
       <div class="card">
         <h3>Impacted DEGs</h3>
         <p class="muted small">
-          {paths.degs.length.toLocaleString("en")} of the DEGs are explained by the target's paths ({paths.degs_total.toLocaleString("en")} impacted in all), best first.
+          {paths.degs.length.toLocaleString("en")} of the DEGs are explained by the target's paths (
+          {paths.degs_total.toLocaleString("en")} impacted in all), best first.
         </p>
         <p class="chips" data-testid="impacted-degs">
           {paths.degs.slice(0, 60).map((d) => (
@@ -142,7 +153,15 @@ function Explanation({ id }: { id: string }) {
         </p>
         <h3>Intermediary proteins</h3>
         <p class="muted small">Proteins on the paths to the top 20 impacted DEGs, most used first.</p>
-        <p class="chips">{inter ? inter.slice(0, 40).map((x) => <span class="chip alt" key={x}>{symbol(x)}</span>) : "—"}</p>
+        <p class="chips">
+          {inter
+            ? inter.slice(0, 40).map((x) => (
+                <span class="chip alt" key={x}>
+                  {symbol(x)}
+                </span>
+              ))
+            : "—"}
+        </p>
       </div>
       <div class="card">
         <h3>Causal paths</h3>
@@ -152,7 +171,9 @@ function Explanation({ id }: { id: string }) {
               <tr>
                 <th scope="col">DEG</th>
                 <th scope="col">Path</th>
-                <th scope="col" title="Share of the target's influence on the DEG carried by this path">Score</th>
+                <th scope="col" title="Share of the target's influence on the DEG carried by this path">
+                  Score
+                </th>
                 <th scope="col">DEG log2FC</th>
               </tr>
             </thead>
@@ -161,14 +182,21 @@ function Explanation({ id }: { id: string }) {
                 <tr key={i}>
                   <td class="sym">{symbol(r.deg)}</td>
                   <td class="path">{r.path.split(">").join(" → ")}</td>
-                  <td class="num">{r.score_path_given_target === null ? "—" : num(r.score_path_given_target)}</td>
+                  <td class="num">
+                    {r.score_path_given_target === null ? "—" : num(r.score_path_given_target)}
+                  </td>
                   <td class="num">{r.deg_logFC === null ? "—" : num(r.deg_logFC)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
-        {paths.paths.length > 100 && <p class="muted small">First 100 of {paths.paths.length.toLocaleString("en")} paths; the full table is causal_paths.tsv below.</p>}
+        {paths.paths.length > 100 && (
+          <p class="muted small">
+            First 100 of {paths.paths.length.toLocaleString("en")} paths; the full table is causal_paths.tsv
+            below.
+          </p>
+        )}
       </div>
     </div>
   );
@@ -179,12 +207,31 @@ function AnalysisResult({ analysis }: { analysis: CausalAnalysisStatus }) {
   const [inputs, setInputs] = useState<CausalGraphInputs | null>(null);
   useEffect(() => {
     if (analysis.status !== "completed") return;
-    artifactJson(analysis.artifacts, "causal_graph_inputs.json").then((j) => j !== undefined && setInputs(parseInputs(j)), () => setInputs(null));
+    artifactJson(analysis.artifacts, "causal_graph_inputs.json").then(
+      (j) => j !== undefined && setInputs(parseInputs(j)),
+      () => setInputs(null),
+    );
   }, [analysis.status]);
-  if (analysis.status === "failed") return <p class="error">The causal analysis of {symbol(analysis.target)} failed: {analysis.error_message}</p>;
-  if (analysis.status !== "completed") return <p class="muted" data-testid="analysis-running">Explaining {symbol(analysis.target)}… ({analysis.status})</p>;
+  if (analysis.status === "failed")
+    return (
+      <p class="error">
+        The causal analysis of {symbol(analysis.target)} failed: {analysis.error_message}
+      </p>
+    );
+  if (analysis.status !== "completed")
+    return (
+      <p class="muted" data-testid="analysis-running">
+        Explaining {symbol(analysis.target)}… ({analysis.status})
+      </p>
+    );
   if (inputs) return <CausalGraph inputs={inputs} title={symbol(analysis.target)} />;
-  return analysis.results ? <img class="graph-png" alt={`Causal graph of ${symbol(analysis.target)}`} src={`data:image/png;base64,${analysis.results.image_base64}`} /> : null;
+  return analysis.results ? (
+    <img
+      class="graph-png"
+      alt={`Causal graph of ${symbol(analysis.target)}`}
+      src={`data:image/png;base64,${analysis.results.image_base64}`}
+    />
+  ) : null;
 }
 
 export function Prediction({ id }: { id: string }) {
@@ -211,15 +258,29 @@ export function Prediction({ id }: { id: string }) {
     const idle = (fn: () => void) => setTimeout(fn, 50);
     // After the table's first page: the artifacts the other panels draw from.
     idle(() => {
-      artifactJson(p.artifacts, "run_metadata.json").then((j) => setMeta((j ?? null) as Record<string, unknown> | null), () => setMeta(null));
+      artifactJson(p.artifacts, "run_metadata.json").then(
+        (j) => setMeta((j ?? null) as Record<string, unknown> | null),
+        () => setMeta(null),
+      );
       const degsLink = artifactNamed(p.artifacts, "degs.tsv");
-      if (degsLink) api.artifact(degsLink.url).then((r) => r.text()).then((t) => setDegs(parseDegs(t)), () => setDegs([]));
+      if (degsLink)
+        api
+          .artifact(degsLink.url)
+          .then((r) => r.text())
+          .then(
+            (t) => setDegs(parseDegs(t)),
+            () => setDegs([]),
+          );
       else setDegs([]);
       if (p.job_type === "target_validation") {
         artifactJson(p.artifacts, "causal_graph_inputs.json").then(
           (j) => {
             if (j !== undefined) setGraph(parseInputs(j));
-            else api.causalGraphPng(id, 20).then((b) => setGraphPng(URL.createObjectURL(b)), () => setGraphPng(null));
+            else
+              api.causalGraphPng(id, 20).then(
+                (b) => setGraphPng(URL.createObjectURL(b)),
+                () => setGraphPng(null),
+              );
           },
           () => setGraph(null),
         );
@@ -230,11 +291,22 @@ export function Prediction({ id }: { id: string }) {
   // A started causal analysis is polled (it has no event stream) until it ends.
   useEffect(() => {
     if (!analysis || analysis.status === "completed" || analysis.status === "failed") return;
-    const t = setTimeout(() => api.causalAnalysis(analysis.causal_analysis_id).then(setAnalysis, (e: unknown) => setAnalysisError(explain(e))), 3000);
+    const t = setTimeout(
+      () =>
+        void api
+          .causalAnalysis(analysis.causal_analysis_id)
+          .then(setAnalysis, (e: unknown) => setAnalysisError(explain(e))),
+      3000,
+    );
     return () => clearTimeout(t);
   }, [analysis]);
 
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!p) return <p class="muted">Loading…</p>;
   const active = status === "pending" || status === "processing";
   const explainRow = async (row: { cells: Record<string, unknown> }) => {
@@ -243,7 +315,13 @@ export function Prediction({ id }: { id: string }) {
     setAnalysisError(null);
     try {
       const created = await api.createCausalAnalysis(id, target);
-      setAnalysis({ causal_analysis_id: created.causal_analysis_id, status: created.status, prediction_id: id, target, created_at: new Date().toISOString() });
+      setAnalysis({
+        causal_analysis_id: created.causal_analysis_id,
+        status: created.status,
+        prediction_id: id,
+        target,
+        created_at: new Date().toISOString(),
+      });
       document.getElementById("graph")?.scrollIntoView({ behavior: "smooth" });
     } catch (e) {
       setAnalysisError(explain(e));
@@ -269,7 +347,8 @@ export function Prediction({ id }: { id: string }) {
       {active && <Progress pct={live.progress_pct} step={live.processing_step} />}
       {status === "failed" && (
         <p class="error" role="alert">
-          The job failed: {live.error_message ?? p.error_message} {p.error_code ? <span class="muted">({p.error_code})</span> : null}
+          The job failed: {live.error_message ?? p.error_message}{" "}
+          {p.error_code ? <span class="muted">({p.error_code})</span> : null}
         </p>
       )}
       <Summary p={p} meta={meta} />
@@ -282,24 +361,38 @@ export function Prediction({ id }: { id: string }) {
             </a>
           </h2>
           <p class="muted">
-            Every candidate protein ranked by how well it explains the DEGs (rank 0 is the best). Click a column to sort; hover a header for what it means.
+            Every candidate protein ranked by how well it explains the DEGs (rank 0 is the best). Click a
+            column to sort; hover a header for what it means.
           </p>
           <TargetTable
             predictionId={id}
             search={search}
             onSearch={setSearch}
             highlight={highlight}
-            {...(p.job_type === "target_id" ? { action: { label: "Explain", run: explainRow, busyId: starting } } : {})}
+            {...(p.job_type === "target_id"
+              ? { action: { label: "Explain", run: (r) => void explainRow(r), busyId: starting } }
+              : {})}
           />
-          {analysisError && <p class="error" role="alert">{analysisError}</p>}
+          {analysisError && (
+            <p class="error" role="alert">
+              {analysisError}
+            </p>
+          )}
           <div class="grid2 plots">
             <div class="card">
               <h2>Volcano plot</h2>
-              <p class="muted small">Each dot is a gene of the DE table; hover for its name, click to find it among the candidates.</p>
+              <p class="muted small">
+                Each dot is a gene of the DE table; hover for its name, click to find it among the candidates.
+              </p>
               {degs === null ? (
-                <div class="volcano placeholder" data-testid="volcano-plot">Loading the DE table…</div>
+                <div class="volcano placeholder" data-testid="volcano-plot">
+                  Loading the DE table…
+                </div>
               ) : degs.length === 0 ? (
-                <div class="volcano placeholder" data-testid="volcano-plot">No DE table for this prediction (a supplied DEG list has no fold changes, or this account does not receive the files).</div>
+                <div class="volcano placeholder" data-testid="volcano-plot">
+                  No DE table for this prediction (a supplied DEG list has no fold changes, or this account
+                  does not receive the files).
+                </div>
               ) : (
                 <Volcano
                   points={degs}
@@ -314,26 +407,50 @@ export function Prediction({ id }: { id: string }) {
               {highlight && (
                 <p class="small">
                   Showing {highlight}.{" "}
-                  <button type="button" class="link-button" onClick={() => { setHighlight(null); setSearch(""); }}>
+                  <button
+                    type="button"
+                    class="link-button"
+                    onClick={() => {
+                      setHighlight(null);
+                      setSearch("");
+                    }}
+                  >
                     Clear
                   </button>
                 </p>
               )}
             </div>
             <div class="card" id="graph">
-              <h2>Causal graph {p.job_type === "target_validation" && p.target ? `of ${symbol(p.target)}` : analysis ? `of ${symbol(analysis.target)}` : ""}</h2>
+              <h2>
+                Causal graph{" "}
+                {p.job_type === "target_validation" && p.target
+                  ? `of ${symbol(p.target)}`
+                  : analysis
+                    ? `of ${symbol(analysis.target)}`
+                    : ""}
+              </h2>
               {p.job_type === "target_validation" ? (
                 graph ? (
                   <CausalGraph inputs={graph} title={symbol(p.target)} />
                 ) : graphPng ? (
-                  <img class="graph-png" data-testid="causal-graph" src={graphPng} alt={`Causal graph of ${symbol(p.target)}`} />
+                  <img
+                    class="graph-png"
+                    data-testid="causal-graph"
+                    src={graphPng}
+                    alt={`Causal graph of ${symbol(p.target)}`}
+                  />
                 ) : (
-                  <div class="graph placeholder" data-testid="causal-graph">Loading the graph…</div>
+                  <div class="graph placeholder" data-testid="causal-graph">
+                    Loading the graph…
+                  </div>
                 )
               ) : analysis ? (
                 <AnalysisResult analysis={analysis} />
               ) : (
-                <p class="muted">Choose “Explain” on a row of the table: a causal analysis of that candidate runs and its graph appears here.</p>
+                <p class="muted">
+                  Choose “Explain” on a row of the table: a causal analysis of that candidate runs and its
+                  graph appears here.
+                </p>
               )}
             </div>
           </div>

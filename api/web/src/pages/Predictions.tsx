@@ -20,7 +20,11 @@ function Row({ p, live }: { p: PredictionStatus; live: boolean }) {
         <StatusBadge status={s.status} />
       </td>
       <td class="progress-cell">
-        {active ? <Progress pct={s.progress_pct} step={s.processing_step} /> : s.status === "failed" ? <span class="muted small">{p.error_message}</span> : null}
+        {active ? (
+          <Progress pct={s.progress_pct} step={s.processing_step} />
+        ) : s.status === "failed" ? (
+          <span class="muted small">{p.error_message}</span>
+        ) : null}
       </td>
       <td class="nowrap">{dateTime(p.created_at)}</td>
     </tr>
@@ -52,7 +56,12 @@ export function Predictions() {
   }, []);
   const rows = pages.flat();
   // Live streams for the few newest running predictions (each stream is one open request).
-  const live = new Set(rows.filter((p) => p.status === "pending" || p.status === "processing").slice(0, 4).map((p) => p.prediction_id));
+  const live = new Set(
+    rows
+      .filter((p) => p.status === "pending" || p.status === "processing")
+      .slice(0, 4)
+      .map((p) => p.prediction_id),
+  );
   return (
     <section>
       <div class="page-head">
@@ -60,7 +69,8 @@ export function Predictions() {
         <div class="head-side">
           {quota && (
             <p class="quota" data-testid="quota">
-              <strong>{quota.remaining_quota_requests}</strong> of {quota.total_quota_requests} predictions left
+              <strong>{quota.remaining_quota_requests}</strong> of {quota.total_quota_requests} predictions
+              left
             </p>
           )}
           <a class="button primary" href="/app/new">
@@ -77,8 +87,8 @@ export function Predictions() {
         <div class="card empty">
           <p>No predictions yet.</p>
           <p>
-            <a href="/app/new">Submit your first dataset</a> — a control and a perturbed .h5ad with their DEGs, or one
-            merged file.
+            <a href="/app/new">Submit your first dataset</a> — a control and a perturbed .h5ad with their
+            DEGs, or one merged file.
           </p>
         </div>
       ) : (

@@ -26,10 +26,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <section class="narrow">
       <h1>Sign in</h1>
       <p class="lead">
-        Enter the API key of your causeway account. It is kept in this tab only and forgotten when you sign out or
-        close the tab.
+        Enter the API key of your causeway account. It is kept in this tab only and forgotten when you sign
+        out or close the tab.
       </p>
-      <form class="card form" onSubmit={submit}>
+      <form class="card form" onSubmit={(e) => void submit(e)}>
         <label for="api_key">API key</label>
         <input
           id="api_key"
