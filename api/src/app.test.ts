@@ -107,6 +107,7 @@ describe("OpenAPI", () => {
         "GET /v1/predictions/{prediction_id}/targets",
         "GET /v1/usage/predictions/quota",
         "POST /v1/causal-analysis",
+        "POST /v1/genes/resolve",
         "POST /v1/predictions",
       ].sort(),
     );

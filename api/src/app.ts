@@ -21,6 +21,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { callbackRoutes } from "./routes/internal/callbacks.ts";
 import { causalAnalysisRoutes } from "./routes/v1/causal-analysis.ts";
 import { derivedRoutes } from "./routes/v1/derived.ts";
+import { geneRoutes } from "./routes/v1/genes.ts";
 import { predictionEventRoutes } from "./routes/v1/prediction-events.ts";
 import { predictionRoutes } from "./routes/v1/predictions.ts";
 import { quotaRoutes } from "./routes/v1/quota.ts";
@@ -115,6 +116,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     causalAnalysisRoutes(v1, ctx);
     quotaRoutes(v1, ctx);
     targetRoutes(v1, ctx);
+    geneRoutes(v1, ctx);
   });
   app.addHook("preClose", async () => {
     state.closing = true;

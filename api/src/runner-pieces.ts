@@ -12,7 +12,7 @@ import type * as CausalModule from "@causeway/runner/causal";
 import type * as GraphModule from "@causeway/runner/graph";
 import type * as ModelModule from "@causeway/runner/model";
 import type * as ScoringModule from "@causeway/runner/scoring";
-import type { ScoringVersion } from "@causeway/contract";
+import type { ScoringVersion, Species } from "@causeway/contract";
 
 export interface UploadSummary {
   nObs: number;
@@ -24,6 +24,19 @@ export interface PathRow {
   deg: string;
   path: string;
   score_path_given_target: number | null;
+}
+
+/** A gene list resolved against a model version (POST /v1/genes/resolve). */
+export interface GeneLookupPiece {
+  readonly hasOrthologues: boolean;
+  resolveAll(
+    genes: readonly string[],
+    species: Species,
+  ): {
+    n_input: number;
+    n_recognised: number;
+    genes: { input: string; symbol: string | null; in_model: boolean; suggestion?: string }[];
+  };
 }
 
 /** The pieces, as the API uses them. */
@@ -44,6 +57,8 @@ export interface RunnerPieces {
   ): Promise<{ proteins: string[]; n_paths_used: number }>;
   /** Parses then renders; throws an error named "InvalidGraphInputs" when the inputs are invalid. */
   renderCausalGraph(inputsJson: unknown, options: { topNDegs: number; dpi: number }): Promise<Buffer>;
+  /** The symbol table, orthologues and node ids of a stored model version, loaded once. */
+  geneLookup(store: ObjectStore, version: string): Promise<GeneLookupPiece>;
   /** Releases resources (the validator's worker thread). */
   close(): Promise<void>;
 }
@@ -91,6 +106,10 @@ export const runnerPieces: RunnerPieces = {
   async renderCausalGraph(inputsJson, options) {
     const g: typeof GraphModule = await import("@causeway/runner/graph");
     return g.renderCausalGraph(g.parseCausalGraphInputs(inputsJson), options);
+  },
+  async geneLookup(store, version) {
+    const m: typeof ModelModule = await import("@causeway/runner/model");
+    return m.loadGeneLookup(store, version);
   },
   async close() {
     if (anndata) await (await anndata).closeUploadValidator();

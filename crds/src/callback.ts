@@ -6,6 +6,10 @@
 import { z } from "zod";
 import { PROCESSING_STEP_NAMES } from "./processing-steps.ts";
 import { FAILURE_CODE_NAMES } from "./failure-codes.ts";
+import { JobWarning } from "./dataset-options.ts";
+
+/** What the runner noticed that a user should know (low residual df, unresolved genes, …). */
+const warnings = z.array(JobWarning).max(100).optional();
 
 export const DatasetSummary = z.object({
   cell_type: z.string().nullable().optional(),
@@ -51,6 +55,7 @@ export const CompletedCallback = z.object({
   dataset_summary: DatasetSummary.nullable().optional(),
   /** Result-set prefixes in preview order (the first one is previewed, model.md §12.2). */
   result_sets: z.array(z.string().max(256)).max(1000).default([""]),
+  warnings,
 });
 
 export const FailedCallback = z.object({
@@ -63,6 +68,7 @@ export const FailedCallback = z.object({
   /** Artifacts stored before the failure (for example the tables of a target_not_reachable run). */
   result_files: z.array(ResultFile).max(1000).default([]),
   dataset_summary: DatasetSummary.nullable().optional(),
+  warnings,
 });
 
 export const RunnerCallback = z.discriminatedUnion("status", [

@@ -5,6 +5,7 @@
  * (which validates it at its edge).
  */
 import { z } from "zod";
+import { DatasetOptions } from "./dataset-options.ts";
 
 const objectKey = z.string().min(1).max(1024);
 
@@ -84,6 +85,8 @@ export const PredictionJobSpec = z
     target: z.string().min(1).max(128).nullable(),
     inputs: PredictionInputs,
     params: PredictionParams,
+    /** What the submitter said about the dataset's columns and species; absent in specs written before it existed. */
+    dataset: DatasetOptions.optional(),
     /** Object-key prefix under which the runner writes this attempt's artifacts. */
     output_prefix: objectKey,
   })

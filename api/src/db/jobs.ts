@@ -5,7 +5,14 @@
  * and concurrent delivery: a finished job never changes, progress never goes back, started_at
  * is set once.
  */
-import type { DatasetSummary, FailureCode, JobKind, JobSpec, ProcessingStep } from "@causeway/contract";
+import type {
+  DatasetSummary,
+  FailureCode,
+  JobKind,
+  JobSpec,
+  JobWarning,
+  ProcessingStep,
+} from "@causeway/contract";
 import type { Queryable } from "./database.ts";
 
 export type JobStatus = "pending" | "processing" | "completed" | "failed";
@@ -39,6 +46,8 @@ export interface PredictionRow extends JobColumns {
   quota_refunded: boolean;
   result_sets: string[] | null;
   dataset_summary: DatasetSummary | null;
+  /** From the final callback; null before it (and for predictions finished before warnings existed). */
+  warnings: JobWarning[] | null;
 }
 
 export interface CausalAnalysisRow extends JobColumns {
@@ -202,13 +211,19 @@ export async function applyCompleted(
     resultFiles: ResultFileMap;
     resultSets: string[];
     datasetSummary: DatasetSummary | null;
+    warnings?: JobWarning[];
     attempt: string;
     now: Date;
   },
 ): Promise<TransitionResult | null> {
-  const extra = kind === "prediction" ? `, result_sets = $4, dataset_summary = $5` : ``;
+  const extra = kind === "prediction" ? `, result_sets = $4, dataset_summary = $5, warnings = $6` : ``;
   const params: unknown[] = [id, c.now, JSON.stringify(c.resultFiles)];
-  if (kind === "prediction") params.push(JSON.stringify(c.resultSets), JSON.stringify(c.datasetSummary));
+  if (kind === "prediction")
+    params.push(
+      JSON.stringify(c.resultSets),
+      JSON.stringify(c.datasetSummary),
+      JSON.stringify(c.warnings ?? []),
+    );
   params.push(c.attempt);
   const attemptParam = `$${params.length}`;
   const { rows } = await db.query<TransitionResult>(
@@ -245,6 +260,7 @@ export async function applyFailed(
     billable: boolean;
     resultFiles: ResultFileMap;
     datasetSummary: DatasetSummary | null;
+    warnings?: JobWarning[];
     attempt: string | null;
     now: Date;
     staleBefore?: Date;
@@ -276,11 +292,12 @@ export async function applyFailed(
     );
     return rows[0] ?? null;
   }
-  params.push(JSON.stringify(f.datasetSummary));
+  params.push(JSON.stringify(f.datasetSummary), f.warnings ? JSON.stringify(f.warnings) : null);
   const { rows } = await db.query<TransitionResult>(
     `WITH u AS (
         UPDATE predictions SET ${set},
                dataset_summary = COALESCE($10::jsonb, dataset_summary),
+               warnings = COALESCE($11::jsonb, warnings),
                quota_refunded = quota_refunded OR NOT $6
          WHERE ${guard}
          -- RETURNING sees the new row, so the refund flag is the parameter itself: the status

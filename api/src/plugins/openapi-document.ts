@@ -41,6 +41,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /v1/causal-analysis/{causal_analysis_id}/graph": "getCausalAnalysisGraph",
   "GET /v1/usage/predictions/quota": "getQuota",
   "GET /v1/predictions/{prediction_id}/targets": "getPredictionTargets",
+  "POST /v1/genes/resolve": "resolveGenes",
 };
 
 const STATUS_TEXT: Record<string, string> = {

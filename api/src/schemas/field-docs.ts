@@ -248,6 +248,21 @@ export const PARAMETERS = {
   dataset: d("Merged upload: one .h5ad file holding both conditions."),
   dataset_control: d("Split upload: the control cells (.h5ad)."),
   dataset_pert: d("Split upload: the perturbed cells (.h5ad)."),
+  condition_column: d(
+    "The .h5ad obs column that says which cells are control and which perturbed; empty = found by its name.",
+  ),
+  control_level: d(
+    "The value of that column that marks the control cells; empty = the one named like a control.",
+  ),
+  sample_column: d(
+    "The obs column naming each cell's biological sample (pseudo-bulk replicate); empty = found by name.",
+  ),
+  donor_column: d("The obs column naming the donor, for a paired design; empty = found by name."),
+  cell_type_column: d("The obs column holding each cell's type; empty = found by name."),
+  cell_type: d("Merged upload: analyse only the cells of this type (a value of the cell-type column)."),
+  species: d(
+    "Species of the gene names: human (default) or mouse (mapped to human through one-to-one orthologues).",
+  ),
 } satisfies Record<string, FieldDoc>;
 
 /**
@@ -257,11 +272,14 @@ export const PARAMETERS = {
 export function described<T extends z.ZodRawShape>(shape: T, docs: Record<string, FieldDoc>): T {
   const out: Record<string, z.ZodType> = {};
   for (const [key, schema] of Object.entries(shape)) {
-    const doc = docs[key];
-    if (!doc) throw new Error(`field ${key} has no description in field-docs.ts`);
     const s = schema as z.ZodType;
-    // A named component keeps its identity (a $ref; OpenAPI 3.0 ignores a $ref's siblings).
-    out[key] = s.meta()?.id === undefined ? s.meta({ description: describe(doc) }) : s;
+    const meta = s.meta();
+    const doc = docs[key];
+    // A field that describes itself keeps its own text; a named component keeps its identity
+    // (a $ref; OpenAPI 3.0 ignores a $ref's siblings).
+    if (meta?.description !== undefined || meta?.id !== undefined) out[key] = s;
+    else if (doc) out[key] = s.meta({ description: describe(doc) });
+    else throw new Error(`field ${key} has no description in field-docs.ts`);
   }
   return out as unknown as T;
 }

@@ -1,7 +1,7 @@
 /** Schemas of the prediction routes (service-spec §2.1–2.12, §4.1–4.8). */
 import { z } from "zod";
-import { PredictionParams } from "@causeway/contract";
-import { DatasetSummary } from "@causeway/contract";
+import { PredictionParams, Species } from "@causeway/contract";
+import { DatasetSummary, JobWarning } from "@causeway/contract";
 import { Artifact, DateTime, JobStatusSchema, Uuid } from "./common.ts";
 import {
   DATASET_SUMMARY_FIELDS,
@@ -59,6 +59,11 @@ export const DatasetSummarySchema = z
   .object(described(DatasetSummary.shape, DATASET_SUMMARY_FIELDS))
   .meta({ id: "DatasetSummary" });
 
+export const JobWarningSchema = JobWarning.extend({
+  code: JobWarning.shape.code.meta({ description: "Stable warning code" }),
+  message: JobWarning.shape.message.meta({ description: "What was noticed and what to do about it" }),
+}).meta({ id: "JobWarning" });
+
 export const PredictionStatusResponse = z
   .object(
     described(
@@ -83,6 +88,15 @@ export const PredictionStatusResponse = z
         causal_paths: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
         processing_step: z.string().nullable().optional(),
         progress_pct: z.number().int().nullable().optional(),
+        warnings: z
+          .array(JobWarningSchema)
+          .optional()
+          .meta({
+            description:
+              "What the analysis noticed that affects how to read the result (present when there is any): " +
+              "low_residual_df, unresolved_genes, unresolved_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
+              "subsampled, pooled_fold_changes, no_sample_column, cell_type_mismatch, donor_not_paired",
+          }),
       },
       STATUS_FIELDS,
     ),
@@ -95,6 +109,14 @@ export const PredictResponse = z
     prediction_id: Uuid,
     status: JobStatusSchema,
     estimated_completion: DateTime.nullable().optional(),
+    n_degs: z.number().int().optional().meta({
+      description:
+        "split shape: distinct entries of the degs list (absent when the list could not be checked)",
+    }),
+    n_degs_recognised: z.number().int().optional().meta({
+      description:
+        "split shape: entries of the degs list recognised as genes (symbols, Ensembl ids, or mouse symbols with species=mouse)",
+    }),
   })
   .meta({ id: "PredictResponse" });
 
@@ -216,6 +238,28 @@ const formNullableNumber = <T extends z.ZodType>(schema: T) =>
 const formNullableString = (max: number) =>
   z.preprocess((v) => (v === "" || v === undefined ? null : v), z.string().min(1).max(max).nullable());
 
+/** Optional fields that say what the dataset's obs columns are (additive to the contract). */
+export const DATASET_FIELD_DESCRIPTIONS = {
+  condition_column: "obs column holding the condition of each observation (default: detected by name)",
+  control_level:
+    "level of the condition column that is the control arm (default: the level named like a control)",
+  sample_column: "obs column holding the biological sample of each observation (default: detected by name)",
+  donor_column:
+    "obs column holding the donor (blocking factor of a paired design; default: detected by name)",
+  cell_type_column: "obs column holding the cell type (default: detected by name)",
+  cell_type:
+    "merged shape: analyse only the observations of this cell type (a level of the cell-type column)",
+} as const;
+type DatasetField = keyof typeof DATASET_FIELD_DESCRIPTIONS;
+const DATASET_FORM_FIELDS = Object.fromEntries(
+  Object.entries(DATASET_FIELD_DESCRIPTIONS).map(([k, d]) => [
+    k,
+    formNullableString(256).meta({ description: d }),
+  ]),
+) as Record<DatasetField, ReturnType<typeof formNullableString>>;
+const SPECIES_DESCRIPTION =
+  "species of the gene identifiers: human (default) or mouse (mouse symbols mapped to human through one-to-one orthologues)";
+
 /** Text fields of the multipart body, with the contract's bounds and defaults (PredictionParams). */
 export const PredictionForm = z.object({
   job_type: z.preprocess(
@@ -236,6 +280,8 @@ export const PredictionForm = z.object({
   model_version: formNullableString(128),
   label: formNullableString(256),
   callback_url: formNullableString(2048).meta({ description: "Completion webhook (see the README)" }),
+  ...DATASET_FORM_FIELDS,
+  species: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), Species.default("human")),
 });
 export type PredictionForm = z.infer<typeof PredictionForm>;
 
@@ -279,6 +325,13 @@ export const PredictionCreateForm = z
         prefix: z.string().min(1).max(256).nullable().optional(),
         model_version: z.string().min(1).max(128).nullable().optional(),
         label: z.string().min(1).max(256).nullable().optional(),
+        ...(Object.fromEntries(
+          Object.entries(DATASET_FIELD_DESCRIPTIONS).map(([k, d]) => [
+            k,
+            z.string().min(1).max(256).optional().meta({ description: d }),
+          ]),
+        ) as Record<DatasetField, z.ZodOptional<z.ZodString>>),
+        species: Species.default("human").meta({ description: SPECIES_DESCRIPTION }),
       },
       PARAMETERS,
     ),

@@ -110,6 +110,7 @@ export class JobService {
         resultFiles: fileMap(cb.result_files),
         resultSets: cb.result_sets,
         datasetSummary: cb.dataset_summary ?? null,
+        warnings: cb.warnings,
         attempt: cb.attempt,
         now: at,
       });
@@ -121,6 +122,7 @@ export class JobService {
         billable: cb.billable,
         resultFiles: fileMap(cb.result_files),
         datasetSummary: cb.dataset_summary ?? null,
+        warnings: cb.warnings,
         attempt: cb.attempt,
         now: at,
       });

@@ -8,6 +8,7 @@
 import type { AppContext } from "../context.ts";
 import { getPrediction } from "../db/jobs.ts";
 import type { AppliedState } from "../events/job-events.ts";
+import type { JobWarning } from "@causeway/contract";
 
 /** One event of the stream; `data` is what the SSE `data:` line carries. */
 export interface PredictionEvent {
@@ -19,6 +20,8 @@ export interface PredictionEvent {
     progress_pct: number | null;
     error_code: string | null;
     error_message: string | null;
+    /** On the terminal event, when the job reported any. */
+    warnings?: JobWarning[];
   };
 }
 
@@ -34,8 +37,8 @@ export function advances(last: AppliedState, next: AppliedState): boolean {
   return next.progress_pct !== last.progress_pct || next.processing_step !== last.processing_step;
 }
 
-function toEvent(s: AppliedState): PredictionEvent {
-  return {
+function toEvent(s: AppliedState, warnings: JobWarning[] | null = null): PredictionEvent {
+  const event: PredictionEvent = {
     event: s.status === "completed" || s.status === "failed" ? s.status : "status",
     data: {
       prediction_id: s.id,
@@ -46,6 +49,13 @@ function toEvent(s: AppliedState): PredictionEvent {
       error_message: s.error_message,
     },
   };
+  if (warnings && warnings.length > 0) event.data.warnings = warnings;
+  return event;
+}
+
+/** The warnings of a finished prediction, read once for its terminal event. */
+async function warningsOf(ctx: AppContext, accountId: string, id: string): Promise<JobWarning[] | null> {
+  return (await getPrediction(ctx.db, accountId, id))?.warnings ?? null;
 }
 
 /**
@@ -63,7 +73,7 @@ export async function openPredictionEvents(
   const onAbort = () => stop.abort();
   signal.addEventListener("abort", onAbort, { once: true });
   const changes = ctx.events.changes(predictionId, stop.signal);
-  let current: AppliedState | null;
+  let current: (AppliedState & { warnings: JobWarning[] | null }) | null;
   try {
     current = await getPrediction(ctx.db, accountId, predictionId);
   } catch (err) {
@@ -78,16 +88,22 @@ export async function openPredictionEvents(
   const first = current;
   return (async function* stream(): AsyncGenerator<PredictionEvent> {
     try {
-      let last = first;
+      let last: AppliedState = first;
+      if (isTerminal(first.status)) {
+        yield toEvent(first, first.warnings);
+        return;
+      }
       yield toEvent(last);
-      if (isTerminal(last.status)) return;
       for await (const [change] of changes) {
         if (change.kind !== "prediction" || change.account_id !== accountId) continue;
         const next: AppliedState = { ...change, id: change.job_id };
         if (!advances(last, next)) continue;
         last = next;
+        if (isTerminal(last.status)) {
+          yield toEvent(last, await warningsOf(ctx, accountId, last.id));
+          return;
+        }
         yield toEvent(last);
-        if (isTerminal(last.status)) return;
       }
     } finally {
       stop.abort();

@@ -73,6 +73,7 @@ export async function presentPrediction(
   if (internal) out.error_detail = p.error_detail;
   if (p.processing_step !== null) out.processing_step = p.processing_step;
   if (p.progress_pct !== null) out.progress_pct = p.progress_pct;
+  if (p.warnings && p.warnings.length > 0) out.warnings = p.warnings;
   if (!o.withResults) return out;
 
   const prefix = primaryPrefix(p);

@@ -6,6 +6,7 @@
  */
 import { basename } from "node:path";
 import {
+  DatasetOptions,
   PredictionParams,
   parseEntityId,
   targetValidationViolations,
@@ -23,6 +24,7 @@ import {
   type ValidationItem,
 } from "../errors.ts";
 import { DegList, PredictionForm } from "../schemas/predictions.ts";
+import { TABLE_ADVICE, tableLikeEntries, tableLikeText } from "./deg-list-guard.ts";
 
 export const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
 export type FileField = (typeof FILE_FIELDS)[number];
@@ -49,6 +51,10 @@ export interface Plan {
   params: PredictionParams;
   modelVersion: string;
   label: string;
+  /** Columns, control level, cell type and species the form named (detection for the rest). */
+  dataset: DatasetOptions;
+  /** The degs list as the model version's symbol table reads it; null when it could not be checked. */
+  degsRecognised: { n_degs: number; n_degs_recognised: number } | null;
   /** The uploaded datasets to validate, by form field. */
   validate: [FileField, string][];
 }
@@ -73,11 +79,25 @@ export async function planSubmission(
     ...degs.items,
     ...ruleOneItems(form, shape.shape),
     ...targetItems(form.target),
+    ...datasetItems(form, shape.shape),
   ];
   if (items.length > 0) throw new RequestValidationError(items);
 
   const modelVersion = await resolveModelVersion(ctx, form.model_version);
   const target = form.target === null ? null : `${parseEntityId(form.target)!.symbol}|PROTEIN`;
+  const dataset = DatasetOptions.parse({
+    condition_column: form.condition_column,
+    control_level: form.control_level,
+    sample_column: form.sample_column,
+    donor_column: form.donor_column,
+    cell_type_column: form.cell_type_column,
+    cell_type: form.cell_type,
+    species: form.species,
+  });
+  const degsRecognised =
+    degs.degs === null
+      ? null
+      : await recogniseDegs(ctx, modelVersion, degs.degs, dataset.species, form.job_type);
   return {
     shape: shape.shape,
     jobType: form.job_type,
@@ -86,6 +106,8 @@ export async function planSubmission(
     params: paramsOf(form),
     modelVersion,
     label: form.label ?? defaultLabel(files, form.job_type, target, ctx.now()),
+    dataset,
+    degsRecognised,
     validate: filesToValidate(shape.shape, files),
   };
 }
@@ -122,20 +144,29 @@ function inputShape(
   return { shape: "split", items };
 }
 
-/** The degs field of the split shape: a JSON array of gene symbols. */
+/** The degs field of the split shape: a JSON array of gene symbols, not a pasted DE table. */
 function parseDegs(raw: string | undefined): { degs: string[] | null; items: ValidationItem[] } {
   if (raw === undefined)
     return { degs: null, items: [{ loc: ["body", "degs"], msg: "Field required", type: "missing" }] };
+  const tableItem = (seen: string): ValidationItem => ({
+    loc: ["body", "degs"],
+    msg: `degs looks like a table, not a list of genes: it holds ${seen}. ${TABLE_ADVICE}`,
+    type: "deg_list_is_table",
+  });
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
+    const seen = tableLikeText(raw);
+    if (seen !== null) return { degs: null, items: [tableItem(seen)] };
     const msg = "degs must be a JSON array of gene symbols";
     return { degs: null, items: [{ loc: ["body", "degs"], msg, type: "json_invalid" }] };
   }
   const list = DegList.safeParse(json);
-  if (list.success) return { degs: list.data, items: [] };
-  return { degs: null, items: zodItems(list.error.issues, ["body", "degs"]) };
+  if (!list.success) return { degs: null, items: zodItems(list.error.issues, ["body", "degs"]) };
+  const seen = tableLikeEntries(list.data);
+  if (seen !== null) return { degs: null, items: [tableItem(seen)] };
+  return { degs: list.data, items: [] };
 }
 
 /** Rule 1 of the contract, in the form's words: where each violation points and how it reads. */
@@ -155,9 +186,74 @@ function ruleOneItems(form: PredictionForm, shape: Shape): ValidationItem[] {
 }
 
 function targetItems(target: string | null): ValidationItem[] {
-  if (target === null || parseEntityId(target)?.type === "PROTEIN") return [];
-  const msg = "target must be a protein entity id such as STAT1|PROTEIN";
+  if (target === null) return [];
+  const parsed = parseEntityId(target);
+  if (parsed?.type === "PROTEIN") return [];
+  // A bare symbol or an RNA id: the protein of that gene is what a target means.
+  const symbol = parsed ? parsed.symbol : /^[^|>\s]+$/.test(target.trim()) ? target.trim() : null;
+  const msg =
+    symbol === null
+      ? "target must be a protein entity id such as STAT1|PROTEIN"
+      : `target must be a protein entity id: did you mean ${symbol}|PROTEIN?`;
   return [{ loc: ["body", "target"], msg, type: "value_error" }];
+}
+
+function datasetItems(form: PredictionForm, shape: Shape): ValidationItem[] {
+  if (shape !== "split" || form.control_level === null) return [];
+  const msg = "control_level belongs to the merged shape; in the split shape dataset_control is the control";
+  return [{ loc: ["body", "control_level"], msg, type: "value_error" }];
+}
+
+/** Fewest recognised DEGs a job type can score (model.md §7.1), checked before anything is stored. */
+const MIN_RECOGNISED_DEGS: Record<JobType, number> = { target_id: 5, target_validation: 1 };
+
+/**
+ * The degs list read with the model version's symbol table, as the job will read it: 422 when too
+ * few entries are genes (fewer than the job type needs, or under half of the list, the rule the
+ * count matrix follows). Best effort: a version whose tables cannot be read is left to the job.
+ */
+async function recogniseDegs(
+  ctx: AppContext,
+  version: string,
+  degs: string[],
+  species: DatasetOptions["species"],
+  jobType: JobType,
+): Promise<{ n_degs: number; n_degs_recognised: number } | null> {
+  let lookup;
+  try {
+    lookup = await ctx.runner.geneLookup(ctx.store, version);
+  } catch {
+    return null;
+  }
+  if (species === "mouse" && !lookup.hasOrthologues)
+    throw invalid(
+      ["body", "species"],
+      `model version ${version} has no mouse–human orthologue table; species=mouse is not available`,
+    );
+  const distinct = [...new Map(degs.map((d) => [d.trim().toLowerCase(), d.trim()])).values()].filter(
+    (d) => d !== "",
+  );
+  const resolved = lookup.resolveAll(distinct, species);
+  const n = resolved.n_recognised;
+  const needed = MIN_RECOGNISED_DEGS[jobType];
+  if (n < needed || n * 2 < distinct.length) {
+    const missed = resolved.genes.filter((g) => g.symbol === null);
+    const hints = missed
+      .filter((g) => g.suggestion !== undefined)
+      .slice(0, 3)
+      .map((g) => `${g.input} → ${g.suggestion}`);
+    const msg =
+      `only ${n} of ${distinct.length} degs entries are recognised as ${species} genes` +
+      ` (${n < needed ? `at least ${needed} needed` : "at least half needed"}); unrecognised: ` +
+      missed
+        .slice(0, 5)
+        .map((g) => JSON.stringify(g.input))
+        .join(", ") +
+      (hints.length > 0 ? `; did you mean ${hints.join(", ")}` : "") +
+      (species === "human" ? "; for mouse symbols set species=mouse" : "");
+    throw invalid(["body", "degs"], msg, "too_few_recognised_degs");
+  }
+  return { n_degs: distinct.length, n_degs_recognised: n };
 }
 
 /** The requested model version, or the default one; 422 when there is none. */

@@ -54,6 +54,8 @@ export const SubmissionAccepted = z.object({
   prediction_id: z.string(),
   status: z.literal("pending"),
   estimated_completion: z.null(),
+  n_degs: z.number().int().optional(),
+  n_degs_recognised: z.number().int().optional(),
 });
 export type SubmissionAccepted = z.infer<typeof SubmissionAccepted>;
 
@@ -113,7 +115,12 @@ async function runSteps(
   const spec = await recordPrediction(ctx, input, holds, predictionId, received.plan, stored);
   await enqueueJob(ctx, spec, input.trace, input.log);
   recordSubmission(received.plan.jobType, input.account.tier);
-  return { prediction_id: predictionId, status: "pending", estimated_completion: null };
+  return {
+    prediction_id: predictionId,
+    status: "pending",
+    estimated_completion: null,
+    ...(received.plan.degsRecognised ?? {}),
+  };
 }
 
 /** Claims the Idempotency-Key; the stored reply when the request is a retry of an accepted one. */
@@ -241,6 +248,7 @@ async function recordPrediction(
     target: plan.target,
     inputs,
     params: plan.params,
+    dataset: plan.dataset,
     // Opaque: no account, job id or structure visible in a presigned URL.
     output_prefix: `results/${randomBytes(16).toString("hex")}`,
   });

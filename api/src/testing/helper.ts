@@ -19,7 +19,7 @@ import { registerModel } from "../db/models.ts";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
 import { limitKeys } from "../limits/limit-store.ts";
 import { MemoryLimitStore } from "../limits/memory-store.ts";
-import type { PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
+import type { GeneLookupPiece, PathRow, RunnerPieces, UploadSummary } from "../runner-pieces.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
 import { JobEvents } from "../events/job-events.ts";
 import { apiLoggerOptions } from "../observability/logging.ts";
@@ -54,6 +54,14 @@ export class FakeRunner implements RunnerPieces {
   }
   async importModel(): Promise<unknown> {
     return { version: "v1" };
+  }
+  /** What geneLookup answers; a test that calls POST /v1/genes/resolve sets it. */
+  lookup: GeneLookupPiece | null = null;
+  lookedUp: string[] = [];
+  async geneLookup(_store: unknown, version: string): Promise<GeneLookupPiece> {
+    this.lookedUp.push(version);
+    if (!this.lookup) throw new Error("FakeRunner.lookup is not set");
+    return this.lookup;
   }
   async close(): Promise<void> {}
   async intermediaryProteins(
@@ -312,7 +320,11 @@ export async function completeJob(
   kind: JobKind,
   jobId: string,
   files: Record<string, Buffer | string>,
-  extra: { result_sets?: string[]; dataset_summary?: Record<string, unknown> } = {},
+  extra: {
+    result_sets?: string[];
+    dataset_summary?: Record<string, unknown>;
+    warnings?: { code: string; message: string }[];
+  } = {},
 ): Promise<void> {
   const result_files = [];
   for (const [name, body] of Object.entries(files)) {
@@ -329,6 +341,7 @@ export async function completeJob(
     result_files,
     result_sets: extra.result_sets ?? [""],
     dataset_summary: extra.dataset_summary ?? null,
+    ...(extra.warnings ? { warnings: extra.warnings } : {}),
   });
   if (res.statusCode !== 200) throw new Error(`completion callback failed: ${res.statusCode} ${res.body}`);
 }

@@ -26,3 +26,4 @@ export {
   type TreeLimits,
 } from "./limits.ts";
 export { invalidH5ad } from "./errors.ts";
+export { writeAnnData, csrRows, frameRows } from "./write-anndata.ts";

@@ -32,6 +32,36 @@ export function findColumn(frame: DataFrame, role: ColumnRole): string | null {
   return null;
 }
 
+const ROLE_FAILURE = {
+  condition: "missing_condition_column",
+  sample: "missing_sample_column",
+  donor: "missing_sample_column",
+  cellType: "missing_cell_type_column",
+  disease: "missing_condition_column",
+} as const satisfies Record<ColumnRole, string>;
+
+/**
+ * The column of a role: the one the submitter named (form field `field`), matched exactly or
+ * else case-insensitively, or the detected one. A named column that obs lacks is a failure
+ * that lists obs's columns.
+ */
+export function chooseColumn(
+  frame: DataFrame,
+  role: ColumnRole,
+  given: string | null | undefined,
+  field: string,
+): string | null {
+  if (given === null || given === undefined) return findColumn(frame, role);
+  if (frame.columns.has(given)) return given;
+  const key = given.trim().toLowerCase();
+  for (const name of frame.columns.keys()) if (name.trim().toLowerCase() === key) return name;
+  const names = [...frame.columns.keys()].map((n) => `\`${n}\``);
+  throw new JobFailure(
+    ROLE_FAILURE[role],
+    `${field}=${given}, but obs has no column "${given}"; its columns: ${names.length > 0 ? names.join(", ") : "none"}.`,
+  );
+}
+
 /** Column values as trimmed strings; missing and empty values are null. */
 export function columnValues(frame: DataFrame, name: string): (string | null)[] {
   return columnAsStrings(frame.columns.get(name)!).map((v) => {
@@ -57,15 +87,22 @@ export function levelsOf(values: (string | null)[]): string[] {
 export function splitConditionLevels(
   column: string,
   levels: string[],
+  controlLevel: string | null = null,
 ): { control: string; perturbations: string[] } {
-  const controls = levels.filter(isControlLevel);
   const listed = levels.map((l) => `"${l}"`).join(", ");
+  if (controlLevel !== null && !levels.includes(controlLevel)) {
+    throw new JobFailure(
+      "condition_control_ambiguous",
+      `control_level=${controlLevel}, but the condition column "${column}" has no such level (levels: ${listed}).`,
+    );
+  }
+  const controls = controlLevel !== null ? [controlLevel] : levels.filter(isControlLevel);
   if (controls.length !== 1) {
     throw new JobFailure(
       "condition_control_ambiguous",
       controls.length === 0
-        ? `No level of the condition column "${column}" names a control (levels: ${listed}). Rename the control level to "control" or "ctrl".`
-        : `Several levels of the condition column "${column}" look like controls (${controls.map((l) => `"${l}"`).join(", ")}). Keep exactly one control level.`,
+        ? `No level of the condition column "${column}" names a control (levels: ${listed}). Set control_level to the control's level (e.g. control_level=${levels[0] ?? "ctrl"}).`
+        : `Several levels of the condition column "${column}" look like controls (${controls.map((l) => `"${l}"`).join(", ")}). Set control_level to the one that is the control.`,
     );
   }
   const perturbations = levels.filter((l) => l !== controls[0]);

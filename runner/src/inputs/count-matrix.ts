@@ -15,7 +15,7 @@ export interface CountMatrixChoice {
 }
 
 /** mulberry32: a tiny deterministic PRNG, so the sampled values are the same on every run. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -80,7 +80,7 @@ export function describeUnresolved(ids: string[]): string {
     case "ensembl":
       return `most unmapped identifiers are Ensembl ids that are not human genes (e.g. ${examples})`;
     case "mouse":
-      return `most unmapped identifiers look like mouse gene symbols (e.g. ${examples}); the model covers human genes only`;
+      return `most unmapped identifiers look like mouse gene symbols (e.g. ${examples}); for mouse data set species=mouse (symbols are mapped to human through one-to-one orthologues)`;
     default:
       return `unmapped identifiers look like ${examples}`;
   }
@@ -138,7 +138,8 @@ export function normalizeDegs(degs: string | unknown[], symbols: SymbolResolver)
   for (const raw of result.data) {
     const id = raw.trim();
     if (id === "") continue;
-    const symbol = symbols.resolve(id);
+    // Ensembl gene ids resolve in DEG lists as they do in the matrix's var_names.
+    const symbol = ENSEMBL_GENE_RE.test(id) ? symbols.resolveEnsembl(id) : symbols.resolve(id);
     if (symbol !== null) resolved.add(symbol);
     else if (!unresolved.has(id.toLowerCase())) unresolved.set(id.toLowerCase(), id);
   }

@@ -9,3 +9,11 @@ export { MIN_CELLS } from "./pseudobulk.ts";
 export { normalizeDegs } from "./genes.ts";
 export { rawCountProblem } from "./count-matrix.ts";
 export type * from "./types.ts";
+export {
+  inspectDataset,
+  writeCellTypeInputs,
+  subsampleKeepingSamples,
+  type DatasetInspection,
+  type DatasetFields,
+  type WrittenInputs,
+} from "./dataset-files.ts";

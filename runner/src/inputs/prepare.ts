@@ -3,10 +3,11 @@
  * single-cell, replicates), then pseudo-bulk aggregation (§4), for the two upload shapes.
  * Each violated check throws a JobFailure with its code and a message saying what to fix.
  */
-import { JobFailure } from "@causeway/contract";
+import { JobFailure, type DatasetOptions } from "@causeway/contract";
 import { readAnnData, readLimits, type AnnData } from "../anndata/index.ts";
 import { chooseCountMatrix, observationTotals, type CountMatrixChoice } from "./count-matrix.ts";
-import { columnValues, findColumn, levelsOf, splitConditionLevels } from "./columns.ts";
+import { chooseColumn, columnValues, findColumn, levelsOf, splitConditionLevels } from "./columns.ts";
+import { cellTypeHints, conditionHints, hintText, sampleHints } from "./column-census.ts";
 import { checkMappedShare, mapGenes, normalizeDegs, type GeneMapping } from "./genes.ts";
 import { aggregate, MIN_CELLS, type ArmPart } from "./pseudobulk.ts";
 import type { Arm, InputMetadata, PreparedContrast, PreparedSplit, SymbolResolver } from "./types.ts";
@@ -16,6 +17,8 @@ export interface MergedOptions {
   symbols: SymbolResolver;
   /** n_obs cap per condition arm (model.md §18.2); 1000 in production. */
   maxObsPerArm: number;
+  /** Columns, control level and cell type the submitter named; detection for the rest. */
+  dataset?: Partial<DatasetOptions>;
 }
 
 /** Options of `prepareSplitDataset`. */
@@ -23,6 +26,8 @@ export interface SplitOptions {
   symbols: SymbolResolver;
   /** n_obs cap per uploaded file; 1000 in production. */
   maxObsPerFile: number;
+  /** Columns and cell type the submitter named; detection for the rest. */
+  dataset?: Partial<DatasetOptions>;
 }
 
 type FileLabel = "dataset" | "control" | "perturbed";
@@ -98,6 +103,7 @@ function geneStats(mappings: GeneMapping[], source: string): InputMetadata["gene
     nUnresolved: unresolved.length,
     nMerged: nResolved - perFileDistinct,
     unresolvedExamples: unresolved.slice(0, 20),
+    sampleIdentifiers: mappings.flatMap((m) => m.identifiers.slice(0, 100)).slice(0, 200),
   };
 }
 
@@ -134,10 +140,39 @@ function checkCellType(file: LoadedFile, column: string): { level: string; missi
         .map((l) => `"${l}"`)
         .join(
           ", ",
-        )}${levels.length > 10 ? ", …" : ""}); one prediction analyzes one cell type. Subset the data to one cell type and upload it.`,
+        )}${levels.length > 10 ? ", …" : ""}); one prediction analyzes one cell type. Set cell_type to the one to analyse (for example cell_type=${levels[0]}), or subset the data to one cell type.`,
     );
   }
   return { level: levels[0]!, missing };
+}
+
+/** Observations of the cell type `cellType` (the form's cell_type) in the cell-type column. */
+function selectCellType(
+  ad: AnnData,
+  column: string | null,
+  cellType: string,
+  ...exclude: (string | null)[]
+): Uint8Array {
+  if (column === null) {
+    throw new JobFailure(
+      "missing_cell_type_column",
+      `cell_type=${cellType} needs a cell-type column, and none was found by name (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class); set cell_type_column.` +
+        hintText(cellTypeHints(ad.obs, exclude), ad.obs),
+    );
+  }
+  const values = columnValues(ad.obs, column);
+  const out = Uint8Array.from(values, (v) => (v === cellType ? 1 : 0));
+  if (!out.includes(1)) {
+    const levels = levelsOf(values);
+    throw new JobFailure(
+      "missing_cell_type_column",
+      `cell_type=${cellType}, but the cell-type column "${column}" has no such value (values: ${levels
+        .slice(0, 20)
+        .map((l) => JSON.stringify(l))
+        .join(", ")}${levels.length > 20 ? ", …" : ""}).`,
+    );
+  }
+  return out;
 }
 
 /** Whether some (sample, arm) has more than one observation. */
@@ -170,26 +205,41 @@ export async function prepareMergedDataset(
   options: MergedOptions,
 ): Promise<PreparedContrast[]> {
   const ad = await readAnnData(path, readLimits(null));
-  const conditionCol = findColumn(ad.obs, "condition");
+  const ds = options.dataset ?? {};
+  const conditionCol = chooseColumn(ad.obs, "condition", ds.condition_column, "condition_column");
+  const cellTypeCol = chooseColumn(ad.obs, "cellType", ds.cell_type_column, "cell_type_column");
+  // The chosen cell type of a merged file: the other observations are not part of the analysis.
+  const selected = ds.cell_type ? selectCellType(ad, cellTypeCol, ds.cell_type, conditionCol) : null;
   // §3.1 per arm (§18.2): counted before anything else, as the per-file limit would be.
   if (conditionCol) {
     const counts = new Map<string, number>();
-    for (const v of columnValues(ad.obs, conditionCol))
-      if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
+    columnValues(ad.obs, conditionCol).forEach((v, i) => {
+      if (v !== null && (!selected || selected[i])) counts.set(v, (counts.get(v) ?? 0) + 1);
+    });
     for (const [level, n] of [...counts].sort((a, b) => b[1] - a[1])) {
       if (n > options.maxObsPerArm) {
         throw new JobFailure(
           "too_many_observations",
-          `The condition "${level}" has ${n.toLocaleString("en")} observations; at most ${options.maxObsPerArm.toLocaleString("en")} per condition are accepted. Subsample cells.`,
+          `The condition "${level}"${ds.cell_type ? ` of cell type "${ds.cell_type}"` : ""} has ${n.toLocaleString("en")} observations; at most ${options.maxObsPerArm.toLocaleString("en")} per condition are accepted. Subsample cells (\`causeway prepare --max-obs\` keeps every sample).`,
         );
       }
     }
   }
   const file = loadCounts("dataset", ad);
+  let otherCellType = 0;
+  if (selected) {
+    for (let i = 0; i < ad.nObs; i++) {
+      if (!selected[i]) {
+        if (file.keep[i]) otherCellType++;
+        file.keep[i] = 0;
+      }
+    }
+  }
   if (!conditionCol) {
     throw new JobFailure(
       "missing_condition_column",
-      `The dataset has no condition column in obs (looked for ${["condition", "perturbation", "treatment", "group", "stim", "status", "genotype"].join(", ")}). Add one with a control level and the perturbed level(s).`,
+      `The dataset has no condition column in obs (looked for ${["condition", "perturbation", "treatment", "group", "stim", "status", "genotype"].join(", ")}); set condition_column (and control_level if its control is not named like one).` +
+        hintText(conditionHints(ad.obs), ad.obs),
     );
   }
   const condition = columnValues(ad.obs, conditionCol);
@@ -203,12 +253,12 @@ export async function prepareMergedDataset(
   const { control, perturbations } = splitConditionLevels(
     conditionCol,
     levelsOf(condition.filter((_, i) => file.keep[i])),
+    ds.control_level ?? null,
   );
   const mapping = mapFileGenes(file, options.symbols);
 
-  const sampleCol = findColumn(ad.obs, "sample");
-  const donorCol = findColumn(ad.obs, "donor");
-  const cellTypeCol = findColumn(ad.obs, "cellType");
+  const sampleCol = chooseColumn(ad.obs, "sample", ds.sample_column, "sample_column");
+  const donorCol = chooseColumn(ad.obs, "donor", ds.donor_column, "donor_column");
   const sampleValues = sampleCol ? columnValues(ad.obs, sampleCol) : null;
   let obs = keptObs(file.keep);
   const singleCell =
@@ -217,7 +267,8 @@ export async function prepareMergedDataset(
   if (singleCell && !sampleCol) {
     throw new JobFailure(
       "missing_sample_column",
-      `The dataset is single-cell (it has a cell-type column) but no sample column in obs (looked for sample, sample_id, samples, replicate, orig.ident, library_id). Cells are not replicates: add the biological sample of each cell.`,
+      `The dataset is single-cell (it has a cell-type column) but no sample column in obs (looked for sample, sample_id, samples, replicate, orig.ident, library_id). Cells are not replicates: set sample_column to the column holding the biological sample of each cell.` +
+        hintText(sampleHints(ad.obs, condition, conditionCol), ad.obs),
     );
   }
   if (!singleCell && !sampleCol) {
@@ -227,14 +278,16 @@ export async function prepareMergedDataset(
     if (big) {
       throw new JobFailure(
         "missing_sample_column",
-        `The condition "${big[0]}" has ${big[1]} observations but obs has no sample column; this looks like single-cell data without sample annotation. Add a sample column (the biological sample of each cell).`,
+        `The condition "${big[0]}" has ${big[1]} observations but obs has no sample column; this looks like single-cell data without sample annotation. Set sample_column to the column holding the biological sample of each cell.` +
+          hintText(sampleHints(ad.obs, condition, conditionCol), ad.obs),
       );
     }
   }
   if (singleCell && !cellTypeCol) {
     throw new JobFailure(
       "missing_cell_type_column",
-      "The dataset is single-cell (samples have several cells) but obs has no cell-type column (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class). Add one; a prediction analyzes one cell type.",
+      "The dataset is single-cell (samples have several cells) but obs has no cell-type column (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class); a prediction analyzes one cell type: set cell_type_column and cell_type." +
+        hintText(cellTypeHints(ad.obs, [conditionCol, sampleCol, donorCol]), ad.obs),
     );
   }
   let cellType: string | null = null;
@@ -314,7 +367,13 @@ export async function prepareMergedDataset(
         controlLevel: control,
         perturbedLevel: level,
         dataKind: singleCell ? "single_cell" : "bulk",
-        droppedObservations: { zeroTotal: file.zeroTotal, missingCondition, missingCellType, missingSample },
+        droppedObservations: {
+          zeroTotal: file.zeroTotal,
+          missingCondition,
+          missingCellType,
+          missingSample,
+          otherCellType,
+        },
         droppedSamples: agg.dropped,
         genes: geneStats([mapping], mapping.source),
         warnings: agg.warnings,
@@ -337,12 +396,16 @@ interface SplitArm {
   level: string;
 }
 
-function splitArmColumns(file: LoadedFile, warnings: string[]): SplitArm {
+function splitArmColumns(file: LoadedFile, warnings: string[], ds: Partial<DatasetOptions>): SplitArm {
   const ad = file.ad;
-  const sampleCol = findColumn(ad.obs, "sample");
-  const donorCol = findColumn(ad.obs, "donor");
-  const cellTypeCol = findColumn(ad.obs, "cellType");
-  const conditionCol = findColumn(ad.obs, "condition");
+  const sampleCol = chooseColumn(ad.obs, "sample", ds.sample_column, "sample_column");
+  const donorCol = chooseColumn(ad.obs, "donor", ds.donor_column, "donor_column");
+  const cellTypeCol = chooseColumn(ad.obs, "cellType", ds.cell_type_column, "cell_type_column");
+  const conditionCol = chooseColumn(ad.obs, "condition", ds.condition_column, "condition_column");
+  if (ds.cell_type) {
+    const selected = selectCellType(ad, cellTypeCol, ds.cell_type, sampleCol, donorCol, conditionCol);
+    for (let i = 0; i < ad.nObs; i++) if (!selected[i]) file.keep[i] = 0;
+  }
   let cellType: string | null = null;
   let missingCellType = 0;
   if (cellTypeCol) ({ level: cellType, missing: missingCellType } = checkCellType(file, cellTypeCol));
@@ -397,7 +460,7 @@ export async function prepareSplitDataset(
   const mappings = files.map((f) => mapFileGenes(f, options.symbols));
   const degs = normalizeDegs(degsJson, options.symbols);
   const warnings: string[] = [];
-  const arms = files.map((f) => splitArmColumns(f, warnings)) as [SplitArm, SplitArm];
+  const arms = files.map((f) => splitArmColumns(f, warnings, options.dataset ?? {})) as [SplitArm, SplitArm];
   if (arms[0].cellType !== null && arms[1].cellType !== null && arms[0].cellType !== arms[1].cellType) {
     warnings.push("cell_type_mismatch");
   }
@@ -451,6 +514,7 @@ export async function prepareSplitDataset(
         missingCondition: 0,
         missingCellType: arms[0].missingCellType + arms[1].missingCellType,
         missingSample: arms[0].missingSample + arms[1].missingSample,
+        otherCellType: 0,
       },
       droppedSamples: agg.dropped,
       genes: geneStats(mappings, mappings[0]!.source),

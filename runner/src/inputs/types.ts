@@ -73,6 +73,8 @@ export interface InputMetadata {
     missingCondition: number;
     missingCellType: number;
     missingSample: number;
+    /** Observations of other cell types than the form's cell_type. */
+    otherCellType: number;
   };
   droppedSamples: DroppedSample[];
   genes: {
@@ -83,6 +85,8 @@ export interface InputMetadata {
     /** Input genes folded into another gene with the same symbol. */
     nMerged: number;
     unresolvedExamples: string[];
+    /** The first identifiers as in the file (a species check reads their spelling). */
+    sampleIdentifiers: string[];
   };
   /** Codes such as `no_sample_column`, `cell_type_mismatch`, `donor_not_paired`, `pooled_fold_changes`. */
   warnings: string[];

@@ -6,7 +6,9 @@
  */
 import {
   ARTIFACTS,
+  DEFAULT_DATASET_OPTIONS,
   JobFailure,
+  type DatasetOptions,
   parseEntityId,
   proteinId,
   type JobType,
@@ -15,6 +17,8 @@ import {
 import type { CompletedCallback, DatasetSummary } from "@causeway/contract";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
+import { NoOrthologueTable, speciesResolver, type OrthologueTable } from "../symbols/index.ts";
+import { collectWarnings } from "./job-warnings.ts";
 import {
   MODEL_V2,
   scoreTargetsWith,
@@ -49,6 +53,10 @@ export interface PredictionRun {
   metadata: RunMetadata;
   /** Target scoring; the model version's own (its manifest's `scoring`) when omitted. */
   scoring?: ScoringVersion;
+  /** Columns, control level, cell type and species the submitter named. */
+  dataset?: DatasetOptions;
+  /** The model version's mouse–human orthologues (species=mouse, and the species check); null without. */
+  orthologues?: OrthologueTable | null;
 }
 
 export type JobSuccess = Omit<CompletedCallback, "job_id" | "kind" | "attempt" | "seq" | "status">;
@@ -101,13 +109,47 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
 
   if (targetSymbol !== null) await validateTarget(run, targetSymbol, results[0]!);
 
+  const warnings = collectWarnings({
+    contrasts,
+    scores: results.map((r) => r.scores),
+    species: (run.dataset ?? DEFAULT_DATASET_OPTIONS).species,
+    orthologues: run.orthologues ?? null,
+    suppliedDegs: suppliedDegsOf(run.inputs),
+  });
+  metadata.set("warnings", warnings);
   await metadata.write(run.out);
   await reporter.step("results_uploaded");
   return {
     result_files: run.out.files(),
     dataset_summary: summaryOf(contrasts),
     result_sets: contrasts.map((c) => c.prefix),
+    warnings,
   };
+}
+
+/** The entries of a split upload's DEG list as sent (for the species check). */
+function suppliedDegsOf(inputs: LocalInputs): string[] | null {
+  if (inputs.shape !== "split") return null;
+  try {
+    const parsed: unknown = JSON.parse(inputs.degsJson);
+    return Array.isArray(parsed) ? parsed.filter((d): d is string => typeof d === "string") : null;
+  } catch {
+    return null;
+  }
+}
+
+/** How this job reads gene identifiers: human symbols, or mouse symbols through orthologues. */
+function resolverOf(run: PredictionRun) {
+  const species = (run.dataset ?? DEFAULT_DATASET_OPTIONS).species;
+  try {
+    return speciesResolver(run.model.symbols, run.orthologues ?? null, species);
+  } catch (err) {
+    if (!(err instanceof NoOrthologueTable)) throw err;
+    throw new JobFailure(
+      "gene_symbols_unmapped",
+      `species=mouse needs a mouse–human orthologue table, and model version ${run.model.manifest.version} has none. Use a model version imported with one, or human gene symbols.`,
+    );
+  }
 }
 
 async function buildContrasts(run: PredictionRun): Promise<Contrast[]> {
@@ -119,7 +161,11 @@ async function buildContrasts(run: PredictionRun): Promise<Contrast[]> {
   }
   if (inputs.shape === "merged") {
     const prepared = await metadata.timeAsync("inputs", () =>
-      prepareMergedDataset(inputs.datasetPath, { symbols: model.symbols, maxObsPerArm: MAX_OBSERVATIONS }),
+      prepareMergedDataset(inputs.datasetPath, {
+        symbols: resolverOf(run),
+        maxObsPerArm: MAX_OBSERVATIONS,
+        ...(run.dataset ? { dataset: run.dataset } : {}),
+      }),
     );
     await reporter.step("inputs_validated");
     await reporter.step("pseudobulk_built");
@@ -131,8 +177,9 @@ async function buildContrasts(run: PredictionRun): Promise<Contrast[]> {
   }
   const prepared = await metadata.timeAsync("inputs", () =>
     prepareSplitDataset(inputs.controlPath, inputs.perturbedPath, inputs.degsJson, {
-      symbols: model.symbols,
+      symbols: resolverOf(run),
       maxObsPerFile: MAX_OBSERVATIONS,
+      ...(run.dataset ? { dataset: run.dataset } : {}),
     }),
   );
   await reporter.step("inputs_validated");

@@ -14,7 +14,7 @@ import {
   type JobSpec,
   type PredictionJobSpec,
 } from "@causeway/contract";
-import { loadModel, type Model } from "../model/index.ts";
+import { loadModel, loadOrthologues, type Model } from "../model/index.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";
 import type { LocalInputs } from "./prediction-job.ts";
@@ -53,7 +53,12 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
     );
     if (spec.kind === "prediction") {
       const inputs = await fetchInputs(spec, ctx.store, workDir);
-      metadata.set("inputs", spec.inputs);
+      // The input shape and what the submitter said, never object keys (clients read this file).
+      metadata.set("inputs", {
+        shape: spec.inputs.shape,
+        ...(spec.dataset ? { dataset: spec.dataset } : {}),
+      });
+      const orthologues = await loadOrthologues(ctx.store, model.manifest).catch(() => null);
       await ctx.reporter.step("inputs_downloaded");
       // Each kind loads only its own modules: a causal analysis never reads AnnData or runs DE,
       // so a one-shot runner (a Kubernetes Job) starts faster for it.
@@ -68,6 +73,8 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
         out,
         reporter: ctx.reporter,
         metadata,
+        ...(spec.dataset ? { dataset: spec.dataset } : {}),
+        orthologues,
       });
       report = { status: "completed", ...success };
     } else {

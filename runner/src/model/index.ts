@@ -44,3 +44,4 @@ export {
   type ProgressCallback,
 } from "./influence.ts";
 export { iterationCount, TOLERANCE, ZERO_BELOW } from "./influence-kernel.ts";
+export { loadGeneLookup, loadOrthologues } from "./gene-lookup-store.ts";

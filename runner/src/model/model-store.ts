@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
-import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
+import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
 import { computeInfluence, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
@@ -87,18 +87,29 @@ interface Inputs {
   network: Buffer;
   networkFile: string;
   hgnc: Record<string, Buffer>;
+  /**
+   * Stored with the version and listed in its files, but not part of its identity: it changes no
+   * number of a human analysis, and versions imported before it existed stay re-importable.
+   */
+  orthologues: Buffer | null;
 }
 
 async function readInputs(networkPath: string, hgncDir: string): Promise<Inputs> {
   const names = Object.values(HGNC_FILES);
-  const [network, ...hgnc] = await Promise.all([
+  const [network, orthologues, ...hgnc] = await Promise.all([
     readFile(networkPath),
+    // Optional: the mouse–human orthologue table travels with the version when the directory has it.
+    readFile(join(hgncDir, ORTHOLOGUE_FILE)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return null;
+      throw err;
+    }),
     ...names.map((n) => readFile(join(hgncDir, n))),
   ]);
   return {
     network: network!,
     networkFile: basename(networkPath),
     hgnc: Object.fromEntries(names.map((n, i) => [n, hgnc[i]!])),
+    orthologues,
   };
 }
 
@@ -116,7 +127,7 @@ function identityOf(inputs: Inputs, walk: WalkParams, scoring: ImportModelOption
   });
 }
 
-async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
+export async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
   let raw: Buffer;
   try {
     raw = await store.get(prefixOf(version) + MANIFEST_FILE);
@@ -150,6 +161,7 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
   const files: Record<string, Buffer> = {
     [`network/${inputs.networkFile}`]: inputs.network,
     ...Object.fromEntries(Object.entries(inputs.hgnc).map(([name, buf]) => [`hgnc/${name}`, buf])),
+    ...(inputs.orthologues ? { [`hgnc/${ORTHOLOGUE_FILE}`]: inputs.orthologues } : {}),
     [BUNDLE.ids]: Buffer.from(
       JSON.stringify({ node_ids: graph.nodeIds, source_proteins: Array.from(result.sourceProteins) }),
     ),

@@ -35,6 +35,13 @@ const TEXT_FIELDS = new Set([
   "model_version",
   "label",
   "callback_url",
+  "condition_column",
+  "control_level",
+  "sample_column",
+  "donor_column",
+  "cell_type_column",
+  "cell_type",
+  "species",
 ]);
 
 export interface UploadLimits {

@@ -1,0 +1,89 @@
+/**
+ * The warnings a prediction reports with its result (the status record's `warnings`): what the
+ * runner already knows that changes how a result should be read, each as a stable code and a
+ * sentence. Collected from the contrasts (input checks, DE), the scores and the gene mapping.
+ */
+import type { JobWarning, Species } from "@causeway/contract";
+import type { ScoreTargetsResult } from "../scoring/index.ts";
+import { looksLikeMouse, type OrthologueTable } from "../symbols/index.ts";
+import type { Contrast } from "./contrast.ts";
+
+/** DEGs above this share of the universe leave little background to compare with. */
+const MOST_OF_UNIVERSE = 0.5;
+/** Unresolved genes of a count matrix worth a warning (a few are normal). */
+const UNRESOLVED_SHARE = 0.1;
+
+const INPUT_WARNINGS: Record<string, string> = {
+  pooled_fold_changes:
+    "An arm has fewer than 2 samples: fold changes pool the cells of each arm and no p-values of differential expression were computed.",
+  cell_type_mismatch: "The control and perturbed files name different cell types.",
+  donor_not_paired:
+    "A donor column was found but donors are not shared by both arms: the design is not paired.",
+};
+
+const examples = (xs: readonly string[]): string => xs.slice(0, 5).join(", ");
+
+export interface WarningInputs {
+  contrasts: readonly Contrast[];
+  scores: readonly ScoreTargetsResult[];
+  species: Species;
+  orthologues: OrthologueTable | null;
+  /** The DEG list as supplied (split uploads). */
+  suppliedDegs: readonly string[] | null;
+}
+
+export function collectWarnings(w: WarningInputs): JobWarning[] {
+  const out = new Map<string, JobWarning>();
+  const add = (code: string, message: string): void => {
+    if (!out.has(code)) out.set(code, { code, message: message.slice(0, 2000) });
+  };
+  w.contrasts.forEach((c, i) => {
+    const label = c.prefix ? ` (result set ${c.prefix.replace(/\/$/, "")})` : "";
+    for (const d of c.de?.warnings ?? []) if (d.code === "low_residual_df") add(d.code, d.message + label);
+    const meta = c.prepared?.metadata;
+    for (const code of meta?.warnings ?? []) {
+      const base = code.split(":")[0]!;
+      if (base === "no_sample_column")
+        add(
+          base,
+          "A single-cell file has no sample column: its cells were pooled as one sample (set sample_column).",
+        );
+      else if (base === "no_cell_type_column")
+        add(
+          base,
+          "A single-cell file has no cell-type column: every cell was analysed together (set cell_type_column).",
+        );
+      else if (INPUT_WARNINGS[base]) add(base, INPUT_WARNINGS[base]);
+    }
+    const genes = meta?.genes;
+    if (genes && genes.nInput > 0 && genes.nUnresolved / genes.nInput > UNRESOLVED_SHARE)
+      add(
+        "unresolved_genes",
+        `${genes.nUnresolved} of ${genes.nInput} genes of the data could not be mapped to human HGNC symbols (e.g. ${examples(genes.unresolvedExamples)}); they take no part in the analysis.`,
+      );
+    const unresolvedDegs = c.metadata["unresolved_degs"];
+    if (Array.isArray(unresolvedDegs) && unresolvedDegs.length > 0)
+      add(
+        "unresolved_degs",
+        `${unresolvedDegs.length} of ${c.summary?.n_degs ?? unresolvedDegs.length} DEG entries were not recognised as genes (e.g. ${examples(unresolvedDegs.map(String))}).`,
+      );
+    const s = w.scores[i];
+    if (s && s.N > 0 && s.n / s.N > MOST_OF_UNIVERSE)
+      add(
+        "degs_cover_most_of_universe",
+        `${s.n} of the ${s.N} genes of the background universe are DEGs${label}: the enrichment has little background to compare with; use a stricter DEG rule.`,
+      );
+  });
+  if (w.species === "human") {
+    const ids = [
+      ...(w.suppliedDegs ?? []),
+      ...w.contrasts.flatMap((c) => c.prepared?.metadata.genes.sampleIdentifiers ?? []),
+    ];
+    if (looksLikeMouse(ids, w.orthologues))
+      add(
+        "species_mismatch_suspected",
+        "Most gene identifiers are spelled like mouse symbols (e.g. Stat1) but were read as human genes; if the data are from mouse, submit again with species=mouse.",
+      );
+  }
+  return [...out.values()];
+}
