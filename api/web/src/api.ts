@@ -22,6 +22,7 @@ import {
   PredictionStatusResponse,
   PredictionsListResponse,
 } from "@causeway/api/schemas/predictions.ts";
+import { ResolveGenesResponse } from "@causeway/api/schemas/genes.ts";
 import { TargetsPage } from "@causeway/api/schemas/targets.ts";
 import { session } from "./session.ts";
 
@@ -33,20 +34,7 @@ export type Quota = z.infer<typeof QuotaResponse>;
 export type CausalPaths = z.infer<typeof CausalPathsResponse>;
 export type CausalAnalysisStatus = z.infer<typeof CausalAnalysisStatusResponse>;
 
-/** POST /v1/genes/resolve (may be absent on an older server: the page then says nothing). */
-export const GenesResolveResponse = z.object({
-  n_input: z.number().int(),
-  n_recognised: z.number().int(),
-  genes: z.array(
-    z.object({
-      input: z.string(),
-      symbol: z.string().nullable(),
-      in_model: z.boolean(),
-      suggestion: z.string().optional(),
-    }),
-  ),
-});
-export type GenesResolve = z.infer<typeof GenesResolveResponse>;
+export type GenesResolve = z.infer<typeof ResolveGenesResponse>;
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -179,10 +167,11 @@ export const api = {
     const res = await send("POST", "/v1/predictions", { body: form });
     return PredictResponse.parse(await res.json());
   },
+  /** POST /v1/genes/resolve; null on a server without the route (the page then shows the count only). */
   async resolveGenes(genes: string[], signal?: AbortSignal): Promise<GenesResolve | null> {
     try {
       const res = await send("POST", "/v1/genes/resolve", { json: { genes }, ...(signal ? { signal } : {}) });
-      const parsed = GenesResolveResponse.safeParse(await res.json());
+      const parsed = ResolveGenesResponse.safeParse(await res.json());
       return parsed.success ? parsed.data : null;
     } catch (err) {
       if (err instanceof CausewayError && (err.status === 404 || err.status === 405)) return null;
