@@ -8,22 +8,25 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CAUSEWAY_CHROMIUM ?? "/usr/bin/chromium";
 export const hasChromium = (): boolean => existsSync(CHROMIUM);
 
 export interface Chromium {
-  browser: Browser;
+  context: BrowserContext;
   close(): Promise<void>;
 }
 
 /** Headless Chromium with a fresh profile and nothing that reaches the network on its own. */
-export async function launchChromium(): Promise<Chromium> {
+export async function launchChromium(viewport = { width: 1360, height: 900 }): Promise<Chromium> {
   const profile = await mkdtemp(join(tmpdir(), "causeway-chromium-"));
-  const browser = await chromium.launch({
+  // Playwright passes the profile as --user-data-dir itself (a persistent context).
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
+    viewport,
+    acceptDownloads: true,
     args: [
       "--headless",
       "--no-sandbox",
@@ -33,13 +36,12 @@ export async function launchChromium(): Promise<Chromium> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      `--user-data-dir=${profile}`,
     ],
   });
   return {
-    browser,
+    context,
     async close() {
-      await browser.close();
+      await context.close();
       await rm(profile, { recursive: true, force: true });
     },
   };
@@ -60,12 +62,13 @@ export async function signIn(page: Page, base: string, key: string): Promise<voi
  */
 export async function timeToInteractive(page: Page, url: string): Promise<number> {
   await page.goto(url, { waitUntil: "commit" });
-  // Evaluated in the page (a string: this file is compiled without the DOM's types).
-  const ready = `(() => {
-    const row = document.querySelector('[data-testid="target-row"]');
-    const graph = document.querySelector('[data-testid="causal-graph"] canvas, img[data-testid="causal-graph"]');
+  // Runs in the page (this file is compiled without the DOM's types, hence the casts).
+  const ready = () => {
+    const doc = (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document;
+    const row = doc.querySelector('[data-testid="target-row"]');
+    const graph = doc.querySelector('[data-testid="causal-graph"] canvas, img[data-testid="causal-graph"]');
     return row && graph ? performance.now() : null;
-  })()`;
+  };
   const handle = await page.waitForFunction(ready, undefined, { polling: "raf", timeout: 30_000 });
   return (await handle.jsonValue()) as number;
 }
@@ -77,6 +80,8 @@ export interface AxeViolation {
   impact: string | null;
   help: string;
   nodes: number;
+  /** The first offending elements' markup. */
+  where: string[];
 }
 
 /**
@@ -92,13 +97,19 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       globalThis as unknown as {
         axe: {
           run(): Promise<{
-            violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
+            violations: { id: string; impact: string | null; help: string; nodes: { html: string }[] }[];
           }>;
         };
       }
     ).axe;
     const r = await axe.run();
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.length,
+      where: (v.nodes as { html: string }[]).slice(0, 3).map((n) => n.html.slice(0, 160)),
+    }));
   });
   return result.filter((v) => v.impact === "serious" || v.impact === "critical");
 }

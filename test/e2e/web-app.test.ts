@@ -74,11 +74,7 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     expect(res.status).toBe(202);
     targetIdPrediction = ((await res.json()) as { prediction_id: string }).prediction_id;
     chrome = await launchChromium();
-    const context = await chrome.browser.newContext({
-      viewport: { width: 1360, height: 900 },
-      acceptDownloads: true,
-    });
-    page = await context.newPage();
+    page = chrome.context.pages()[0] ?? (await chrome.context.newPage());
     page.on("console", (m) => {
       if (/Refused to (execute|evaluate|load the script|connect)|unsafe-eval/.test(m.text()))
         refused.push(m.text());
@@ -115,7 +111,7 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await page.setInputFiles('input[name="degs_file"]', join(SPLIT, "degs.json"));
     await expect
       .poll(() => page.textContent('[data-testid="deg-feedback"]'))
-      .toMatch(/\d+ (genes|of \d+ recognised)/);
+      .toMatch(/^[\d,]+ of [\d,]+ recognised$/);
     await page.selectOption('select[name="job_type"]', "target_validation");
     await page.fill('input[name="target"]', "STAT1");
     await page.fill('input[name="label"]', XSS_LABEL);

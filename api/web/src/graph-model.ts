@@ -37,8 +37,8 @@ export interface GraphModel {
   colourLimit: number;
 }
 
-const LAYER_STEP = 190;
-const ROW_PITCH = 44;
+const LAYER_STEP = 260;
+const ROW_PITCH = 38;
 
 /** Parses stored causal_graph_inputs.json; throws when it is not valid. */
 export function parseInputs(json: unknown): CausalGraphInputs {

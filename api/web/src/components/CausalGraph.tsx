@@ -11,7 +11,6 @@ import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { graphModel, pathsThrough, type GraphModel } from "../graph-model.ts";
 import { num } from "../format.ts";
 
-
 function download(name: string, href: string) {
   const a = document.createElement("a");
   a.href = href;

@@ -130,41 +130,42 @@ export function TargetTable(props: {
         data-id={id}
         class={`${pinned ? "pinned" : ""}${props.highlight && sym === props.highlight ? " highlight" : ""}`}
       >
-        {columns.map((c) =>
-          c === "id" ? (
-            <td class="sym" title={id}>
-              {pinned && <span class="pin-tag">target</span>}
-              {sym}
-              {proxies.length > 0 && (
-                <button
-                  type="button"
-                  class="proxy-toggle"
-                  aria-expanded={open.has(id)}
-                  onClick={() => toggle(id)}
-                  title="Single-edge proxies folded under this hub"
-                >
-                  +{proxies.length} prox{proxies.length === 1 ? "y" : "ies"}
-                </button>
-              )}
-            </td>
-          ) : (
-            <Cell column={c} value={r.cells[c]} />
-          ),
+        {columns.flatMap((c) =>
+          c === "id"
+            ? [
+                <td class="sym" title={id}>
+                  {pinned && <span class="pin-tag">target</span>}
+                  {sym}
+                  {proxies.length > 0 && (
+                    <button
+                      type="button"
+                      class="proxy-toggle"
+                      aria-expanded={open.has(id)}
+                      onClick={() => toggle(id)}
+                      title="Single-edge proxies folded under this hub"
+                    >
+                      +{proxies.length} prox{proxies.length === 1 ? "y" : "ies"}
+                    </button>
+                  )}
+                </td>,
+                props.action ? (
+                  <td>
+                    <button
+                      type="button"
+                      class="small-button"
+                      data-testid="explain-target"
+                      disabled={props.action.busyId !== null}
+                      onClick={() => props.action!.run(r)}
+                      title={`Run a causal analysis of ${sym}: its paths to the DEGs and its graph`}
+                    >
+                      {props.action.busyId === id ? "Starting…" : props.action.label}
+                    </button>
+                  </td>
+                ) : null,
+              ]
+            : [<Cell column={c} value={r.cells[c]} />],
         )}
-        {full && <td>{r.tier ? r.tier.replaceAll("_", " ") : "—"}</td>}
-        {props.action && (
-          <td>
-            <button
-              type="button"
-              class="small-button"
-              data-testid="explain-target"
-              disabled={props.action.busyId !== null}
-              onClick={() => props.action!.run(r)}
-            >
-              {props.action.busyId === id ? "Starting…" : props.action.label}
-            </button>
-          </td>
-        )}
+        {hasTiers && <td>{r.tier ? r.tier.replaceAll("_", " ") : "—"}</td>}
       </tr>,
       open.has(id) && proxies.length > 0 ? (
         <tr key={`${id}:proxies`} class="proxies-row">
@@ -269,13 +270,13 @@ export function TargetTable(props: {
           {error}
         </p>
       )}
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0} role="region" aria-label="Ranked targets">
         <table class="data" data-testid="target-table" aria-busy={page === null}>
           <thead>
             <tr>
-              {columns.map((c) => {
+              {columns.flatMap((c) => {
                 const doc = docOf(c);
-                return (
+                const th = (
                   <th
                     key={c}
                     scope="col"
@@ -305,8 +306,9 @@ export function TargetTable(props: {
                     )}
                   </th>
                 );
+                return c === "id" && props.action ? [th, <th scope="col">Explain</th>] : [th];
               })}
-              {full && (
+              {hasTiers && (
                 <th scope="col">
                   tier{" "}
                   <a
@@ -319,7 +321,6 @@ export function TargetTable(props: {
                   </a>
                 </th>
               )}
-              {props.action && <th scope="col">Causal analysis</th>}
             </tr>
           </thead>
           {page?.pinned && <tbody class="pinned-body">{renderRow(page.pinned, true)}</tbody>}

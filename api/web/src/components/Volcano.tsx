@@ -59,7 +59,7 @@ export function Volcano({
       style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" },
       x: { label: "log2 fold change (perturbed vs control) →", grid: true },
       y: { label: "↑ −log10 adjusted p-value", grid: true },
-      color: { domain: ["down", "not a DEG", "up"], range: ["#2166ac", "#c8c8c8", "#b2182b"], legend: true },
+      color: { domain: ["down", "not a DEG", "up"], range: ["#2166ac", "#c8c8c8", "#b2182b"] },
       marks: [
         Plot.ruleX([0], { stroke: "#999" }),
         Plot.dot(points, {
@@ -102,6 +102,9 @@ export function Volcano({
     plot.addEventListener("click", () => {
       if (current) onPick(current.gene);
     });
+    // The container is the accessible image (role img with a label); Plot labels its inner <g>
+    // groups, which assistive technology would otherwise read as unlabeled generic elements.
+    plot.setAttribute("aria-hidden", "true");
     box.current.replaceChildren(plot);
     return () => plot.remove();
   }, [points, highlight]);

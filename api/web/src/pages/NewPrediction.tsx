@@ -184,7 +184,7 @@ export function NewPrediction() {
                       ? `${genes.length.toLocaleString("en")} genes: at most 20,000 are accepted.`
                       : resolved
                         ? `${resolved.n_recognised.toLocaleString("en")} of ${resolved.n_input.toLocaleString("en")} recognised`
-                        : `${genes.length.toLocaleString("en")} genes`}
+                        : `${genes.length.toLocaleString("en")} genes · checking…`}
                 </p>
               </div>
               {unrecognised.length > 0 && (

@@ -165,7 +165,7 @@ function Explanation({ id }: { id: string }) {
       </div>
       <div class="card">
         <h3>Causal paths</h3>
-        <div class="table-scroll short">
+        <div class="table-scroll short" tabIndex={0} role="region" aria-label="Causal paths">
           <table class="data compact">
             <thead>
               <tr>
@@ -378,7 +378,40 @@ export function Prediction({ id }: { id: string }) {
               {analysisError}
             </p>
           )}
-          <div class="grid2 plots">
+          <div class="plots">
+            <div class="card" id="graph">
+              <h2>
+                Causal graph{" "}
+                {p.job_type === "target_validation" && p.target
+                  ? `of ${symbol(p.target)}`
+                  : analysis
+                    ? `of ${symbol(analysis.target)}`
+                    : ""}
+              </h2>
+              {p.job_type === "target_validation" ? (
+                graph ? (
+                  <CausalGraph inputs={graph} title={symbol(p.target)} />
+                ) : graphPng ? (
+                  <img
+                    class="graph-png"
+                    data-testid="causal-graph"
+                    src={graphPng}
+                    alt={`Causal graph of ${symbol(p.target)}`}
+                  />
+                ) : (
+                  <div class="graph placeholder" data-testid="causal-graph">
+                    Loading the graph…
+                  </div>
+                )
+              ) : analysis ? (
+                <AnalysisResult analysis={analysis} />
+              ) : (
+                <p class="muted">
+                  Choose “Explain” on a row of the table: a causal analysis of that candidate runs and its
+                  graph appears here.
+                </p>
+              )}
+            </div>
             <div class="card">
               <h2>Volcano plot</h2>
               <p class="muted small">
@@ -417,39 +450,6 @@ export function Prediction({ id }: { id: string }) {
                   >
                     Clear
                   </button>
-                </p>
-              )}
-            </div>
-            <div class="card" id="graph">
-              <h2>
-                Causal graph{" "}
-                {p.job_type === "target_validation" && p.target
-                  ? `of ${symbol(p.target)}`
-                  : analysis
-                    ? `of ${symbol(analysis.target)}`
-                    : ""}
-              </h2>
-              {p.job_type === "target_validation" ? (
-                graph ? (
-                  <CausalGraph inputs={graph} title={symbol(p.target)} />
-                ) : graphPng ? (
-                  <img
-                    class="graph-png"
-                    data-testid="causal-graph"
-                    src={graphPng}
-                    alt={`Causal graph of ${symbol(p.target)}`}
-                  />
-                ) : (
-                  <div class="graph placeholder" data-testid="causal-graph">
-                    Loading the graph…
-                  </div>
-                )
-              ) : analysis ? (
-                <AnalysisResult analysis={analysis} />
-              ) : (
-                <p class="muted">
-                  Choose “Explain” on a row of the table: a causal analysis of that candidate runs and its
-                  graph appears here.
                 </p>
               )}
             </div>
