@@ -42,20 +42,20 @@ export interface TargetTable {
   isProxy: boolean[];
 }
 
-/** A column's type from its cells: boolean when every cell is TRUE/FALSE/NA, number when every cell parses. */
-function columnKind(cells: string[]): "boolean" | "number" | "string" {
-  let bool = true;
-  let num = true;
-  for (const c of cells) {
-    if (c === "NA" || c === "") continue;
-    if (bool && booleanCell(c) === null) bool = false;
-    if (num && numberCell(c) === null) num = false;
-    if (!bool && !num) break;
-  }
-  return bool ? "boolean" : num ? "number" : "string";
-}
-
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
+
+/**
+ * A cell by its own text: TRUE/FALSE a boolean, a number a number (non-finite ones null), NA or
+ * empty null, anything else text. Typed cell by cell, so a page parsed alone types its cells
+ * exactly as the whole table does.
+ */
+function typedCell(c: string | undefined): Cell {
+  if (c === undefined || c === "NA" || c === "") return null;
+  const b = booleanCell(c);
+  if (b !== null) return b;
+  const n = numberCell(c);
+  return n !== null ? finite(n) : c;
+}
 
 /** Tier of a row as the v2 ranking places it (score-targets-v2 rankTiers), before the proxy rule. */
 function ownTier(get: (c: string) => Cell, has: (c: string) => boolean): TargetTier | null {
@@ -88,16 +88,7 @@ function ownDirection(get: (c: string) => Cell, has: (c: string) => boolean): Ta
 /** Parses target_scores.tsv into a TargetTable. */
 export function parseTargetTable(text: string): TargetTable {
   const { columns, rows: raw } = parseTsv(text);
-  const kinds = columns.map((_, j) => columnKind(raw.map((r) => r[j] ?? "NA")));
-  const rows: Cell[][] = raw.map((r) =>
-    columns.map((_, j) => {
-      const c = r[j];
-      if (c === undefined || c === "NA" || c === "") return null;
-      if (kinds[j] === "boolean") return booleanCell(c);
-      if (kinds[j] === "number") return finite(numberCell(c));
-      return c;
-    }),
-  );
+  const rows: Cell[][] = raw.map((r) => columns.map((_, j) => typedCell(r[j])));
   const col = new Map(columns.map((c, j) => [c, j]));
   const has = (c: string) => col.has(c);
   const idAt = col.get("id") ?? -1;
@@ -217,6 +208,15 @@ export class TargetTableCache {
     this.capacity = capacity;
   }
 
+  /** The parsed table when it is cached and parsed already, without reading anything. */
+  async peek(files: ResultFileMap | null, name: string): Promise<TargetTable | null> {
+    const key = files?.[name];
+    const entry = key ? this.entries.get(key) : undefined;
+    if (!entry) return null;
+    const settled = await Promise.race([entry, Promise.resolve(undefined)]);
+    return settled ?? null;
+  }
+
   /** The table of `name` in `files`; null when the job has no such file. */
   async get(store: ObjectStore, files: ResultFileMap | null, name: string): Promise<TargetTable | null> {
     const key = files?.[name];
@@ -237,4 +237,53 @@ export class TargetTableCache {
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return entry;
   }
+}
+
+/** Whether a query is the table's first view: file order, nothing filtered (the page a browser opens with). */
+export function isFileOrder(q: TargetsQuery): boolean {
+  return q.sort === "rank" && q.order === "asc" && !q.q && !q.tier && !q.direction && !q.fold_proxies;
+}
+
+/**
+ * A page in file order from the text alone, parsing only its rows (and the pinned one): what a
+ * first request answers while the whole table is parsed for the next ones. The file is written
+ * in rank order (model.md §13), which is what `sort=rank` gives. Proxies and tiers of the rows
+ * are left to the whole table (the first view does not fold), so proxies come back empty.
+ */
+export function headPageOf(
+  text: string,
+  q: TargetsQuery,
+  full: boolean,
+  pinnedId: string | null,
+): Omit<TargetsPage, "prediction_id" | "result_set"> | null {
+  const header = text.slice(0, text.indexOf("\n"));
+  let total = 0;
+  let cut = -1;
+  const want = q.offset + q.limit;
+  for (let i = text.indexOf("\n"); i >= 0 && i < text.length - 1; i = text.indexOf("\n", i + 1)) {
+    total++;
+    if (total === want + 1) cut = i;
+  }
+  const head = parseTargetTable(cut < 0 ? text : text.slice(0, cut));
+  // Tiers of proxies depend on their hubs: only trusted from the whole table.
+  if (head.columns.includes("proxy_of") || !head.columns.includes(q.sort)) return null;
+  let pinnedLine: string | undefined;
+  if (pinnedId !== null) {
+    const at = text.indexOf(`\n${pinnedId}\t`);
+    if (at >= 0) {
+      const end = text.indexOf("\n", at + 1);
+      pinnedLine = text.slice(at + 1, end < 0 ? undefined : end).replace(/\r$/, "");
+    }
+  }
+  const pinned = pinnedLine ? parseTargetTable(`${header}\n${pinnedLine}`) : null;
+  const page = pageOf(head, q, full, null);
+  return {
+    ...page,
+    total_rows: total,
+    matched_rows: total,
+    pinned:
+      pinned && pinned.rows.length === 1
+        ? pageOf(pinned, { ...q, offset: 0, limit: 1 }, full, null).rows[0]!
+        : null,
+  };
 }

@@ -13,7 +13,14 @@ import { NotFound, invalid } from "../../errors.ts";
 import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
 import { TargetsPage, TargetsQuery } from "../../schemas/targets.ts";
 import { primaryPrefix } from "../../services/present.ts";
-import { PUBLIC_COLUMNS, TargetTableCache, pageOf } from "../../services/target-table.ts";
+import { readArtifact } from "../../services/artifacts.ts";
+import {
+  PUBLIC_COLUMNS,
+  TargetTableCache,
+  headPageOf,
+  isFileOrder,
+  pageOf,
+} from "../../services/target-table.ts";
 
 export function targetRoutes(app: FastifyInstance, ctx: AppContext): void {
   const tables = new TargetTableCache();
@@ -64,11 +71,21 @@ export function targetRoutes(app: FastifyInstance, ctx: AppContext): void {
         !(sets.length === 0 && q.result_set === "")
       )
         throw invalid(["query", "result_set"], "not a result set of this prediction", "value_error");
-      const table = await tables.get(ctx.store, p.result_files, prefix + ARTIFACTS.targetScores);
+      const name = prefix + ARTIFACTS.targetScores;
+      const pinned = p.job_type === "target_validation" ? p.target : null;
+      // The first view of a table not parsed yet is answered from the rows it shows; the whole
+      // table is parsed meanwhile for the next request (sorting, searching, paging).
+      if (isFileOrder(q) && !(await tables.peek(p.result_files, name))) {
+        const text = (await readArtifact(ctx.store, p.result_files, name))?.toString("utf8");
+        if (text === undefined) throw new NotFound();
+        const head = headPageOf(text, q, full, pinned);
+        void tables.get(ctx.store, p.result_files, name).catch(() => undefined);
+        if (head) return { prediction_id: p.id, result_set: prefix, ...head };
+      }
+      const table = await tables.get(ctx.store, p.result_files, name);
       if (!table) throw new NotFound();
       if (!table.columns.includes(q.sort))
         throw invalid(["query", "sort"], "not a column of this table", "value_error");
-      const pinned = p.job_type === "target_validation" ? p.target : null;
       return { prediction_id: p.id, result_set: prefix, ...pageOf(table, q, full, pinned) };
     },
   );

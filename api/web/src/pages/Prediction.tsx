@@ -97,7 +97,7 @@ function Summary({ p, meta }: { p: PredictionStatus; meta: Record<string, unknow
       {params && (
         <div class="card">
           <h3>Parameters</h3>
-          <dl>
+          <dl class="params">
             {Object.entries(params).map(([k, v]) => (
               <>
                 <dt>{k.replaceAll("_", " ")}</dt>
