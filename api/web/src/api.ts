@@ -5,7 +5,7 @@
  * Refusals become CausewayErrors whose message is the service's; `explain` turns them into a
  * sentence with when to retry.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { CausewayError } from "@causeway/api/client/errors";
 import { backoffMs, RequestBudget, retryAfterMs } from "@causeway/api/client/pacing";
 import {
