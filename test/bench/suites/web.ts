@@ -73,7 +73,7 @@ export const suite: BenchSuite = {
       }
       const rows: BenchRow[] = [
         {
-          name: "targets first page, first request (TSV read and parsed)",
+          name: "targets first page, first request (a table not parsed yet)",
           seconds: cold,
           reference: "quota route (median of 20)",
           referenceSeconds: median(quota),
