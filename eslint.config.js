@@ -56,7 +56,7 @@ function boundaries(folder, { otherFolders, forbiddenPackages, forbiddenLibrarie
 }
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "charts/", ".causeway/", "coverage/"] },
+  { ignores: ["node_modules/", "charts/", ".causeway/", "coverage/", "api/web/dist/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -96,4 +96,38 @@ export default tseslint.config(
     otherFolders: ["operator", "runner", "crds"],
     forbiddenPackages: ["@causeway/operator"],
   }),
+  {
+    // The web app runs in a browser: the API's schemas and SDK pieces, the contract (its browser
+    // entry, see api/web/vite.config.ts) and the runner's pure graph modules only.
+    files: ["api/web/src/**/*.ts", "api/web/src/**/*.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            climbingInto(["operator", "runner", "crds", "test", "src"]),
+            packages(["@causeway/operator"]),
+            {
+              group: [
+                "@causeway/runner/*",
+                "!@causeway/runner/graph",
+                "!@causeway/runner/graph/*",
+                "@causeway/runner/graph/index*",
+              ],
+              message:
+                "The web app may import the runner's pure graph modules only (graph/select, layers, inputs, style).",
+            },
+            libraries([...HEAVY, "node:*", "commander", "pino", "prom-client"], "Not for a browser bundle."),
+          ],
+          paths: [
+            {
+              name: "@causeway/api/client",
+              message:
+                "The SDK entry loads node: modules; import its browser-safe parts (client/errors, client/pacing).",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -104,6 +104,7 @@ describe("OpenAPI", () => {
         "GET /v1/predictions/{prediction_id}/events",
         "GET /v1/predictions/{prediction_id}/intermediary-proteins",
         "GET /v1/predictions/{prediction_id}/mapped-degs",
+        "GET /v1/predictions/{prediction_id}/targets",
         "GET /v1/usage/predictions/quota",
         "POST /v1/causal-analysis",
         "POST /v1/genes/resolve",

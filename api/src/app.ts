@@ -12,6 +12,8 @@ import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
+import { registerSecurityHeaders } from "./plugins/security-headers.ts";
+import { registerWebApp } from "./plugins/web-app.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -23,6 +25,7 @@ import { geneRoutes } from "./routes/v1/genes.ts";
 import { predictionEventRoutes } from "./routes/v1/prediction-events.ts";
 import { predictionRoutes } from "./routes/v1/predictions.ts";
 import { quotaRoutes } from "./routes/v1/quota.ts";
+import { targetRoutes } from "./routes/v1/targets.ts";
 
 /**
  * Log paths that must never be written: keys, signatures, secrets. Request headers are never
@@ -58,6 +61,13 @@ declare module "fastify" {
   }
 }
 
+/** Origins other than this one that serve artifact links (S3), which the web app may fetch. */
+function artifactOrigins(config: AppContext["config"]): string[] {
+  const s = config.storage;
+  if (s.kind !== "s3") return [];
+  return [s.publicEndpoint, s.endpoint].flatMap((u) => (u ? [new URL(u).origin] : []));
+}
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = ctx;
   const proxies = config.limits.trustedProxies;
@@ -90,8 +100,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerObservability(app, ctx);
   registerErrorHandler(app);
   registerEdgeLimit(app, ctx);
+  registerSecurityHeaders(app, artifactOrigins(config));
   await app.register(multipart, { throwFileSizeLimit: true });
   await registerOpenApi(app);
+  await registerWebApp(app);
 
   healthRoutes(app, ctx, state);
   fileRoutes(app, ctx);
@@ -103,6 +115,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     derivedRoutes(v1, ctx);
     causalAnalysisRoutes(v1, ctx);
     quotaRoutes(v1, ctx);
+    targetRoutes(v1, ctx);
     geneRoutes(v1, ctx);
   });
   app.addHook("preClose", async () => {

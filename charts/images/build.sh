@@ -149,7 +149,7 @@ build_runtime_layout() {
 # an npm workspace this becomes `npm ci --omit=dev -w <workspace>` and each image gets only its own.
 # Prints the directory holding node_modules (cached by the lock file and the workspace name).
 install_production_deps() {
-  local workspace="$1" key dir manifests=(package.json crds/package.json runner/package.json api/package.json operator/package.json)
+  local workspace="$1" key dir manifests=(package.json crds/package.json runner/package.json api/package.json api/web/package.json operator/package.json)
   # Only the fields npm ci reads, of every manifest the lock names: a new script in a package.json
   # must not cost a reinstall.
   local manifest_key
@@ -261,9 +261,12 @@ if want runner; then
     "node runner/src/main.ts" crds/package.json crds/src runner/package.json runner/src
 fi
 if want api; then
+  # The web app the API serves under /app/: bundled here from the dev install (its libraries are
+  # not production dependencies; the image gets the built files only).
+  "$NODE_BIN" api/web/build.ts --if-stale >&2
   # The API imports the runner's contract and upload validation, and the CRD types for dispatch.
   build_image api api "causeway HTTP API (also runs the migrations: node api/src/admin/cli.ts migrate)" "8080 8081" \
-    "node api/src/main.ts" crds/package.json crds/src runner/package.json runner/src api/package.json api/src api/migrations
+    "node api/src/main.ts" crds/package.json crds/src runner/package.json runner/src api/package.json api/src api/migrations api/web/dist
 fi
 if want operator; then
   build_image operator operator "causeway operator: one runner Job per Prediction / CausalAnalysis" "8080" \

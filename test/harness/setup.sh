@@ -44,6 +44,8 @@ install_packages() {
   command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || missing+=(runc)
   command -v containerd >/dev/null 2>&1 || missing+=(containerd)
   [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  # The web app's browser tests drive Debian's Chromium (playwright-core downloads no browser).
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium fonts-dejavu-core)
   if [ "${#missing[@]}" -eq 0 ]; then
     say "system packages: nothing to install"
     flock -u 8

@@ -40,6 +40,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /v1/causal-analysis/{causal_analysis_id}": "getCausalAnalysis",
   "GET /v1/causal-analysis/{causal_analysis_id}/graph": "getCausalAnalysisGraph",
   "GET /v1/usage/predictions/quota": "getQuota",
+  "GET /v1/predictions/{prediction_id}/targets": "getPredictionTargets",
   "POST /v1/genes/resolve": "resolveGenes",
 };
 
@@ -116,6 +117,7 @@ const LINKS: Record<string, Record<string, { operationId: string; parameters: Re
       ["GetCausalPaths", "getCausalPaths"],
       ["GetIntermediaryProteins", "getIntermediaryProteins"],
       ["GetCausalGraph", "getCausalGraph"],
+      ["GetPredictionTargets", "getPredictionTargets"],
       ["ListCausalAnalyses", "listCausalAnalyses"],
     ].map(([name, operationId]) => [
       name!,

@@ -3,32 +3,51 @@ import { z } from "zod";
 import { PredictionParams, Species } from "@causeway/contract";
 import { DatasetSummary, JobWarning } from "@causeway/contract";
 import { Artifact, DateTime, JobStatusSchema, Uuid } from "./common.ts";
+import {
+  DATASET_SUMMARY_FIELDS,
+  PARAMETERS,
+  MATRIX_FIELDS,
+  QUERY_PARAMS,
+  STATUS_FIELDS,
+  TARGET_COLUMNS,
+  described,
+} from "./field-docs.ts";
 
 export const PredictionResultRow = z
-  .object({
-    id: z.string(),
-    score: z.number(),
-    rank: z.number().int().nullable().optional(),
-    rank_percentage: z.number().nullable().optional(),
-    is_deg: z.boolean().nullable().optional(),
-    pvalue: z.number().nullable().optional(),
-    z_score: z.number().nullable().optional(),
-    protein_expressed: z.boolean().nullable().optional(),
-    node_type: z.string().nullable().optional(),
-    n_degs_significant: z.number().int().nullable().optional(),
-    percentage_degs_significant: z.number().nullable().optional(),
-  })
+  .object(
+    described(
+      {
+        id: z.string(),
+        score: z.number(),
+        rank: z.number().int().nullable().optional(),
+        rank_percentage: z.number().nullable().optional(),
+        is_deg: z.boolean().nullable().optional(),
+        pvalue: z.number().nullable().optional(),
+        z_score: z.number().nullable().optional(),
+        protein_expressed: z.boolean().nullable().optional(),
+        node_type: z.string().nullable().optional(),
+        n_degs_significant: z.number().int().nullable().optional(),
+        percentage_degs_significant: z.number().nullable().optional(),
+      },
+      TARGET_COLUMNS,
+    ),
+  )
   .meta({ id: "PredictionResultRow" });
 export type PredictionResultRow = z.infer<typeof PredictionResultRow>;
 
 export const SourceInfluenceMatrixPreview = z
-  .object({
-    row_ids: z.array(z.string()),
-    column_ids: z.array(z.string()),
-    data: z.array(z.array(z.number().nullable())),
-    truncated_rows: z.boolean(),
-    truncated_columns: z.boolean(),
-  })
+  .object(
+    described(
+      {
+        row_ids: z.array(z.string()),
+        column_ids: z.array(z.string()),
+        data: z.array(z.array(z.number().nullable())),
+        truncated_rows: z.boolean(),
+        truncated_columns: z.boolean(),
+      },
+      MATRIX_FIELDS,
+    ),
+  )
   .meta({ id: "SourceInfluenceMatrixPreview" });
 export type SourceInfluenceMatrixPreview = z.infer<typeof SourceInfluenceMatrixPreview>;
 
@@ -36,7 +55,9 @@ export const TargetValidationScoreRow = z
   .object({ id: z.string(), percentage_degs_significant: z.number().nullable() })
   .meta({ id: "TargetValidationScoreRow" });
 
-export const DatasetSummarySchema = DatasetSummary.meta({ id: "DatasetSummary" });
+export const DatasetSummarySchema = z
+  .object(described(DatasetSummary.shape, DATASET_SUMMARY_FIELDS))
+  .meta({ id: "DatasetSummary" });
 
 export const JobWarningSchema = JobWarning.extend({
   code: JobWarning.shape.code.meta({ description: "Stable warning code" }),
@@ -44,36 +65,42 @@ export const JobWarningSchema = JobWarning.extend({
 }).meta({ id: "JobWarning" });
 
 export const PredictionStatusResponse = z
-  .object({
-    prediction_id: Uuid,
-    status: JobStatusSchema,
-    created_at: DateTime,
-    started_at: DateTime.nullable(),
-    completed_at: DateTime.nullable(),
-    error_message: z.string().nullable(),
-    error_code: z.string().nullable().optional(),
-    error_detail: z.string().nullable().optional(),
-    label: z.string().nullable().optional(),
-    job_type: z.string().nullable().optional(),
-    target: z.string().nullable().optional(),
-    dataset_summary: DatasetSummarySchema.nullable().optional(),
-    results: z.array(PredictionResultRow).nullable().optional(),
-    source_influence_matrix: SourceInfluenceMatrixPreview.nullable().optional(),
-    artifacts: z.array(Artifact).nullable().optional(),
-    target_validation_score: TargetValidationScoreRow.nullable().optional(),
-    causal_paths: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
-    processing_step: z.string().nullable().optional(),
-    progress_pct: z.number().int().nullable().optional(),
-    warnings: z
-      .array(JobWarningSchema)
-      .optional()
-      .meta({
-        description:
-          "What the analysis noticed that affects how to read the result (present when there is any): " +
-          "low_residual_df, unresolved_genes, unresolved_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
-          "subsampled, pooled_fold_changes, no_sample_column, cell_type_mismatch, donor_not_paired",
-      }),
-  })
+  .object(
+    described(
+      {
+        prediction_id: Uuid,
+        status: JobStatusSchema,
+        created_at: DateTime,
+        started_at: DateTime.nullable(),
+        completed_at: DateTime.nullable(),
+        error_message: z.string().nullable(),
+        error_code: z.string().nullable().optional(),
+        error_detail: z.string().nullable().optional(),
+        label: z.string().nullable().optional(),
+        job_type: z.string().nullable().optional(),
+        model_version: z.string().nullable().optional(),
+        target: z.string().nullable().optional(),
+        dataset_summary: DatasetSummarySchema.nullable().optional(),
+        results: z.array(PredictionResultRow).nullable().optional(),
+        source_influence_matrix: SourceInfluenceMatrixPreview.nullable().optional(),
+        artifacts: z.array(Artifact).nullable().optional(),
+        target_validation_score: TargetValidationScoreRow.nullable().optional(),
+        causal_paths: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
+        processing_step: z.string().nullable().optional(),
+        progress_pct: z.number().int().nullable().optional(),
+        warnings: z
+          .array(JobWarningSchema)
+          .optional()
+          .meta({
+            description:
+              "What the analysis noticed that affects how to read the result (present when there is any): " +
+              "low_residual_df, unresolved_genes, unresolved_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
+              "subsampled, pooled_fold_changes, no_sample_column, cell_type_mismatch, donor_not_paired",
+          }),
+      },
+      STATUS_FIELDS,
+    ),
+  )
   .meta({ id: "PredictionStatusResponse" });
 export type PredictionStatusResponse = z.infer<typeof PredictionStatusResponse>;
 
@@ -98,7 +125,13 @@ export const PredictionsListResponse = z
   .meta({ id: "PredictionsListResponse" });
 
 export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(50)
+    .meta({ description: QUERY_PARAMS.limit.summary }),
   cursor: z
     .string()
     .regex(/^[A-Za-z0-9_-]{32}$/)
@@ -110,12 +143,17 @@ export const ListQuery = z.object({
     }),
 });
 
-export const StatusQuery = z.object({
-  max_rows: z.coerce.number().int().min(1).max(15000).default(15000),
-  max_source_influence_rows: z.coerce.number().int().min(1).max(50000).default(50000),
-  max_columns: z.coerce.number().int().min(1).max(512).default(512),
-  target: z.string().min(1).max(128).optional(),
-});
+export const StatusQuery = z.object(
+  described(
+    {
+      max_rows: z.coerce.number().int().min(1).max(15000).default(15000),
+      max_source_influence_rows: z.coerce.number().int().min(1).max(50000).default(50000),
+      max_columns: z.coerce.number().int().min(1).max(512).default(512),
+      target: z.string().min(1).max(128).optional(),
+    },
+    QUERY_PARAMS,
+  ),
+);
 
 export const MappedDegsResponse = z
   .object({ prediction_id: Uuid, degs: z.array(z.string()) })
@@ -152,10 +190,15 @@ export const CausalPathsResponse = z
   })
   .meta({ id: "CausalPathsResponse" });
 
-export const IntermediaryQuery = z.object({
-  top_n_degs: z.coerce.number().int().min(1).max(10000),
-  deg: z.string().min(1).max(128).optional(),
-});
+export const IntermediaryQuery = z.object(
+  described(
+    {
+      top_n_degs: z.coerce.number().int().min(1).max(10000),
+      deg: z.string().min(1).max(128).optional(),
+    },
+    QUERY_PARAMS,
+  ),
+);
 
 export const IntermediaryProteinsResponse = z
   .object({
@@ -167,10 +210,15 @@ export const IntermediaryProteinsResponse = z
   })
   .meta({ id: "IntermediaryProteinsResponse" });
 
-export const CausalGraphQuery = z.object({
-  top_n_degs: z.coerce.number().int().min(1).max(10000),
-  dpi: z.coerce.number().int().min(72).max(600).default(200),
-});
+export const CausalGraphQuery = z.object(
+  described(
+    {
+      top_n_degs: z.coerce.number().int().min(1).max(10000),
+      dpi: z.coerce.number().int().min(72).max(600).default(200),
+    },
+    QUERY_PARAMS,
+  ),
+);
 
 // ── POST /v1/predictions form fields (multipart, validated by hand) ─────────────────────────
 
@@ -250,38 +298,43 @@ const binary = (description: string) => z.string().meta({ format: "binary", desc
  * other field is documented (the server ignores a few unknown ones, as form handlers do).
  */
 export const PredictionCreateForm = z
-  .strictObject({
-    dataset: binary("merged shape: one .h5ad file").optional(),
-    dataset_control: binary("split shape: control .h5ad").optional(),
-    dataset_pert: binary("split shape: perturbed .h5ad").optional(),
-    degs: DegList.optional().meta({
-      description: "split shape: HGNC gene symbols, sent as one part holding a JSON array",
-    }),
-    job_type: z.enum(["target_id", "target_validation"]).default("target_id"),
-    target: z
-      .string()
-      .min(1)
-      .max(128)
-      .optional()
-      .meta({ description: "protein entity id (SYMBOL|PROTEIN); required for target_validation" }),
-    deg_significance_fold: P.deg_significance_fold,
-    min_mean_expression: P.min_mean_expression,
-    n_randomizations: P.n_randomizations,
-    top_n_causal_degs: P.top_n_causal_degs,
-    min_path_fraction: P.min_path_fraction,
-    min_path_probability: P.min_path_probability,
-    max_path_length: P.max_path_length,
-    min_degs_fold_uniform: P.min_degs_fold_uniform,
-    prefix: z.string().min(1).max(256).nullable().optional(),
-    model_version: z.string().min(1).max(128).nullable().optional(),
-    label: z.string().min(1).max(256).nullable().optional(),
-    ...(Object.fromEntries(
-      Object.entries(DATASET_FIELD_DESCRIPTIONS).map(([k, d]) => [
-        k,
-        z.string().min(1).max(256).optional().meta({ description: d }),
-      ]),
-    ) as Record<DatasetField, z.ZodOptional<z.ZodString>>),
-    species: Species.default("human").meta({ description: SPECIES_DESCRIPTION }),
-  })
+  .strictObject(
+    described(
+      {
+        dataset: binary("merged shape: one .h5ad file").optional(),
+        dataset_control: binary("split shape: control .h5ad").optional(),
+        dataset_pert: binary("split shape: perturbed .h5ad").optional(),
+        degs: DegList.optional().meta({
+          description: "split shape: HGNC gene symbols, sent as one part holding a JSON array",
+        }),
+        job_type: z.enum(["target_id", "target_validation"]).default("target_id"),
+        target: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .meta({ description: "protein entity id (SYMBOL|PROTEIN); required for target_validation" }),
+        deg_significance_fold: P.deg_significance_fold,
+        min_mean_expression: P.min_mean_expression,
+        n_randomizations: P.n_randomizations,
+        top_n_causal_degs: P.top_n_causal_degs,
+        min_path_fraction: P.min_path_fraction,
+        min_path_probability: P.min_path_probability,
+        max_path_length: P.max_path_length,
+        min_degs_fold_uniform: P.min_degs_fold_uniform,
+        prefix: z.string().min(1).max(256).nullable().optional(),
+        model_version: z.string().min(1).max(128).nullable().optional(),
+        label: z.string().min(1).max(256).nullable().optional(),
+        ...(Object.fromEntries(
+          Object.entries(DATASET_FIELD_DESCRIPTIONS).map(([k, d]) => [
+            k,
+            z.string().min(1).max(256).optional().meta({ description: d }),
+          ]),
+        ) as Record<DatasetField, z.ZodOptional<z.ZodString>>),
+        species: Species.default("human").meta({ description: SPECIES_DESCRIPTION }),
+      },
+      PARAMETERS,
+    ),
+  )
   .meta({ id: "PredictionCreateForm" });
 export type PredictionCreateForm = z.input<typeof PredictionCreateForm>;

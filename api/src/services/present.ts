@@ -66,6 +66,7 @@ export async function presentPrediction(
     error_code: p.error_code,
     label: p.label,
     job_type: p.job_type,
+    model_version: p.model_version,
     target: p.target,
     dataset_summary: p.dataset_summary,
   };

@@ -1,0 +1,50 @@
+/**
+ * The opening sections of "How to read the results" (the web app's page and
+ * docs/how-to-read.md); the field-by-field text is in field-docs.ts.
+ */
+export interface Section {
+  id: string;
+  title: string;
+  paragraphs: string[];
+}
+
+export const HOW_TO_READ_INTRO: Section[] = [
+  {
+    id: "what",
+    title: "What a prediction answers",
+    paragraphs: [
+      "causeway compares perturbed with control cells, finds the differentially expressed genes (DEGs), and asks of every protein in its signed, directed interaction network: if this protein were the cause, how well would its downstream influence explain these DEGs? The ranked target table is that answer, one row per candidate protein.",
+      "A target validation also explains one named protein: which DEGs it reaches (the impacted DEGs), by which causal paths through which intermediary proteins, drawn as the causal graph.",
+    ],
+  },
+  {
+    id: "rank",
+    title: "Ranks, scores and q-values",
+    paragraphs: [
+      "rank is 0-based: 0 is the best candidate. rank_percentage is the rank as a fraction from 0 (best) to 1 (worst), so 0.01 means the top 1 % of candidates; percentage_degs_significant, in contrast, is on a 0–100 scale.",
+      "score is −log10 of the candidate's p-value (2 means p = 0.01). Model v1 reports Benjamini–Hochberg q-values over its hypergeometric (or randomization) p-values; model v2 reports Benjamini–Yekutieli q-values over its combined p-value, which are more conservative. The model version of a prediction is in its summary.",
+    ],
+  },
+  {
+    id: "tiers",
+    title: "Tiers and proxies",
+    paragraphs: [
+      "From model v2 on, candidates are ranked in three tiers: measured (the data measured and expressed the gene, or the job had no measurements), then not measured (the gene is absent from the data), then not expressed (measured and below the expression threshold). Within a tier the p-value orders them.",
+      "A single-edge proxy is a protein whose only way into the network is one edge into a hub (NELFB → JUN): it inherits the hub's evidence, so it never ranks above the hub. The table folds proxies under their hub (“+3 proxies”).",
+    ],
+  },
+  {
+    id: "graph",
+    title: "The causal graph",
+    paragraphs: [
+      "The target is the hexagon on the left, the DEGs are the rounded boxes on the right, intermediary proteins sit in between at their distance from the target. Node colour is the gene's log2 fold change (blue down, red up, grey not measured). Edges are green for activation, red (flat end) for inhibition, grey when the sign is unknown; dashed edges are transcriptional (protein → its target gene). Thicker edges carry more of the target's influence.",
+    ],
+  },
+  {
+    id: "units",
+    title: "Units",
+    paragraphs: [
+      "Fold changes are log2 (perturbed over control). Expression thresholds are in counts per 10,000 (CP10k; 0.1 CP10k equals 10 counts per million). Times are UTC. Counts (n_…) are numbers of genes.",
+    ],
+  },
+];

@@ -1,0 +1,120 @@
+/**
+ * Volcano plot of the DE table (degs.tsv): log2 fold change against −log10 adjusted p-value,
+ * DEGs coloured by direction. Hover shows the gene; a click picks it (the page searches the
+ * target table for it). Drawn with Observable Plot after the table is on screen.
+ */
+import * as Plot from "@observablehq/plot";
+import { useEffect, useRef } from "preact/hooks";
+
+export interface DegPoint {
+  gene: string;
+  log2fc: number;
+  p: number;
+  isDeg: boolean;
+}
+
+/** Rows of degs.tsv with a fold change and a p-value. */
+export function parseDegs(tsv: string): DegPoint[] {
+  const [header, ...lines] = tsv.split(/\r?\n/);
+  const cols = (header ?? "").split("\t");
+  const at = (c: string) => cols.indexOf(c);
+  const [g, fc, padj, pv, deg] = [at("gene"), at("log2FC"), at("padj"), at("pvalue"), at("is_deg")];
+  const out: DegPoint[] = [];
+  for (const line of lines) {
+    if (line === "") continue;
+    const c = line.split("\t");
+    const log2fc = Number(c[fc]);
+    let p = Number(c[padj >= 0 ? padj : pv]);
+    if (!Number.isFinite(p) && pv >= 0) p = Number(c[pv]);
+    if (!Number.isFinite(log2fc) || !Number.isFinite(p) || c[fc] === "NA") continue;
+    out.push({
+      gene: c[g] ?? "",
+      log2fc,
+      p: Math.max(p, 1e-300),
+      isDeg: c[deg] === "TRUE" || c[deg] === "true",
+    });
+  }
+  return out;
+}
+
+export function Volcano({
+  points,
+  highlight,
+  onPick,
+}: {
+  points: DegPoint[];
+  highlight: string | null;
+  onPick: (gene: string) => void;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!box.current) return;
+    const width = Math.max(320, box.current.clientWidth || 560);
+    const dir = (d: DegPoint) => (!d.isDeg ? "not a DEG" : d.log2fc > 0 ? "up" : "down");
+    const marked = highlight ? points.filter((d) => d.gene === highlight) : [];
+    const plot = Plot.plot({
+      width,
+      height: 360,
+      marginLeft: 52,
+      style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" },
+      x: { label: "log2 fold change (perturbed vs control) →", grid: true },
+      y: { label: "↑ −log10 adjusted p-value", grid: true },
+      color: { domain: ["down", "not a DEG", "up"], range: ["#2166ac", "#c8c8c8", "#b2182b"] },
+      marks: [
+        Plot.ruleX([0], { stroke: "#999" }),
+        Plot.dot(points, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          fill: dir,
+          r: 2.2,
+          fillOpacity: 0.75,
+        }),
+        Plot.dot(marked, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          r: 7,
+          stroke: "#f59e0b",
+          strokeWidth: 3,
+          fill: "none",
+        }),
+        Plot.text(marked, {
+          x: "log2fc",
+          y: (d: DegPoint) => -Math.log10(d.p),
+          text: "gene",
+          dy: -14,
+          fontWeight: "bold",
+        }),
+        Plot.tip(
+          points,
+          Plot.pointer({
+            x: "log2fc",
+            y: (d: DegPoint) => -Math.log10(d.p),
+            title: (d: DegPoint) =>
+              `${d.gene}\nlog2FC ${d.log2fc.toFixed(2)}\nadj. p ${d.p.toExponential(2)}`,
+          }),
+        ),
+      ],
+    });
+    let current: DegPoint | null = null;
+    plot.addEventListener("input", () => {
+      current = (plot as unknown as { value: DegPoint | null }).value;
+    });
+    plot.addEventListener("click", () => {
+      if (current) onPick(current.gene);
+    });
+    // The container is the accessible image (role img with a label); Plot labels its inner <g>
+    // groups, which assistive technology would otherwise read as unlabeled generic elements.
+    plot.setAttribute("aria-hidden", "true");
+    box.current.replaceChildren(plot);
+    return () => plot.remove();
+  }, [points, highlight]);
+  return (
+    <div
+      class="volcano"
+      ref={box}
+      data-testid="volcano-plot"
+      role="img"
+      aria-label="Volcano plot of the differential expression"
+    />
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * The causal graph as the PNG draws it (runner/src/graph): the same selection of paths
+ * (`selectGraph`: the first top-N impacted DEGs, 250-node cap), the same layers (`assignLayers`:
+ * the target first, the DEGs last, each intermediary at its distance from the target) and the
+ * same colours; positions are preset here. The PNG orders nodes within a layer with ELK, whose
+ * bundle alone would exceed the page's JavaScript budget, so the order here comes from a few
+ * barycentre sweeps (the classic Sugiyama heuristic) over the same layers.
+ */
+import { assignLayers } from "@causeway/runner/graph/layers";
+import { CausalGraphInputs } from "@causeway/runner/graph/inputs";
+import {
+  selectGraph,
+  type GraphEdge,
+  type GraphNode,
+  type GraphSelection,
+} from "@causeway/runner/graph/select";
+import { colourLimit, edgeColour, edgeWidth, labelColourOn, nodeFill } from "@causeway/runner/graph/style";
+
+export interface PlacedGraphNode extends GraphNode {
+  layer: number;
+  x: number;
+  y: number;
+  fill: string;
+  label: string;
+}
+
+export interface DrawnEdge extends GraphEdge {
+  colour: string;
+  width: number;
+}
+
+export interface GraphModel {
+  selection: GraphSelection;
+  nodes: PlacedGraphNode[];
+  edges: DrawnEdge[];
+  layers: number;
+  colourLimit: number;
+}
+
+const LAYER_STEP = 260;
+const ROW_PITCH = 38;
+
+/** Parses stored causal_graph_inputs.json; throws when it is not valid. */
+export function parseInputs(json: unknown): CausalGraphInputs {
+  return CausalGraphInputs.parse(json);
+}
+
+export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphModel {
+  const selection = selectGraph(inputs, topNDegs);
+  const { layerOf, count } = assignLayers(selection);
+  const layers: string[][] = Array.from({ length: count }, () => []);
+  for (const n of selection.nodes) layers[layerOf.get(n.id) ?? 0]!.push(n.id);
+  const preds = new Map<string, string[]>();
+  const succs = new Map<string, string[]>();
+  for (const e of selection.edges) {
+    (preds.get(e.target) ?? preds.set(e.target, []).get(e.target)!).push(e.source);
+    (succs.get(e.source) ?? succs.set(e.source, []).get(e.source)!).push(e.target);
+  }
+  const pos = new Map<string, number>();
+  const setPositions = () => layers.forEach((l) => l.forEach((id, i) => pos.set(id, i - (l.length - 1) / 2)));
+  setPositions();
+  const mean = (ids: string[] | undefined, fallback: number) => {
+    const known = (ids ?? []).map((i) => pos.get(i)).filter((v): v is number => v !== undefined);
+    return known.length ? known.reduce((a, b) => a + b, 0) / known.length : fallback;
+  };
+  for (let sweep = 0; sweep < 4; sweep++) {
+    const order =
+      sweep % 2 === 0
+        ? layers.map((_, i) => i).slice(1)
+        : layers
+            .map((_, i) => i)
+            .slice(0, -1)
+            .reverse();
+    for (const li of order) {
+      const neighbours = sweep % 2 === 0 ? preds : succs;
+      layers[li]!.sort(
+        (a, b) =>
+          mean(neighbours.get(a), pos.get(a)!) - mean(neighbours.get(b), pos.get(b)!) || (a < b ? -1 : 1),
+      );
+      setPositions();
+    }
+  }
+  const limit = colourLimit(selection.nodes.map((n) => n.log2fc));
+  const scores = selection.edges.map((e) => e.score);
+  const lo = Math.min(...scores);
+  const hi = Math.max(...scores);
+  const nodes = selection.nodes.map((n) => {
+    const fill = nodeFill(n.log2fc, limit);
+    return {
+      ...n,
+      layer: layerOf.get(n.id) ?? 0,
+      x: (layerOf.get(n.id) ?? 0) * LAYER_STEP,
+      y: pos.get(n.id)! * ROW_PITCH,
+      fill,
+      label: labelColourOn(fill),
+    };
+  });
+  const edges = selection.edges.map((e) => ({
+    ...e,
+    colour: edgeColour(e.sign),
+    width: edgeWidth(e.score, lo, hi),
+  }));
+  return { selection, nodes, edges, layers: count, colourLimit: limit };
+}
+
+/** Every displayed path through a node, as the ordered symbols (for the node's panel). */
+export function pathsThrough(
+  inputs: CausalGraphInputs,
+  model: GraphModel,
+  nodeId: string,
+): { symbols: string[]; score: number }[] {
+  const shownDegs = new Set(model.nodes.filter((n) => n.kind === "deg").map((n) => n.id));
+  return inputs.paths
+    .filter((p) => shownDegs.has(p.deg) && p.nodes.includes(nodeId))
+    .map((p) => ({ symbols: p.nodes.map((id) => id.split("|")[0]!), score: p.score_path_given_target }))
+    .sort((a, b) => b.score - a.score);
+}
