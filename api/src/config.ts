@@ -91,6 +91,11 @@ export const ConfigEnv = z.object({
   CAUSEWAY_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
   CAUSEWAY_INFLIGHT_LIMIT: int(1, 1000).default(1),
   CAUSEWAY_DEFAULT_QUOTA: int(0, 1_000_000_000).default(100),
+  /** Causal analyses pending or processing at once per account. */
+  CAUSEWAY_CAUSAL_INFLIGHT_LIMIT: int(1, 1000).default(2),
+  /** POST /v1/causal-analysis per API key per window. */
+  CAUSEWAY_CAUSAL_RATE_LIMIT: int(1, 1_000_000).default(30),
+  CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
   CAUSEWAY_EDGE_LIMIT_ENABLED: bool.default(true),
   CAUSEWAY_EDGE_LIMIT: int(1, 1_000_000).default(30),
   CAUSEWAY_EDGE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -187,6 +192,9 @@ export interface Config {
     rateWindowSeconds: number;
     inflightLimit: number;
     defaultQuota: number;
+    causalInflightLimit: number;
+    causalRateLimit: number;
+    causalRateWindowSeconds: number;
     edgeEnabled: boolean;
     edgeLimit: number;
     edgeWindowSeconds: number;
@@ -294,6 +302,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       rateWindowSeconds: e.CAUSEWAY_RATE_WINDOW_SECONDS,
       inflightLimit: e.CAUSEWAY_INFLIGHT_LIMIT,
       defaultQuota: e.CAUSEWAY_DEFAULT_QUOTA,
+      causalInflightLimit: e.CAUSEWAY_CAUSAL_INFLIGHT_LIMIT,
+      causalRateLimit: e.CAUSEWAY_CAUSAL_RATE_LIMIT,
+      causalRateWindowSeconds: e.CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS,
       edgeEnabled: e.CAUSEWAY_EDGE_LIMIT_ENABLED,
       edgeLimit: e.CAUSEWAY_EDGE_LIMIT,
       edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,

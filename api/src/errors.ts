@@ -17,6 +17,16 @@ export const InflightLimit = createError(
   "Another prediction of this account is still pending or processing; wait for it to finish.",
   429,
 );
+export const CausalRateLimited = createError(
+  "rate_limited",
+  "Too many causal-analysis requests for this API key; retry later.",
+  429,
+);
+export const CausalInflightLimit = createError(
+  "inflight_limit",
+  "This account has as many causal analyses pending or processing as it may; wait for one to finish.",
+  429,
+);
 export const QuotaExceeded = createError(
   "external_prediction_quota_exceeded",
   "The lifetime prediction quota of this account is used up.",

@@ -42,4 +42,6 @@ export const limitKeys = {
   rate: (apiKeyId: string) => `cw:rate:${apiKeyId}`,
   edge: (address: string) => `cw:edge:${address}`,
   inflight: (accountId: string) => `cw:inflight:${accountId}`,
+  causalRate: (apiKeyId: string) => `cw:causal-rate:${apiKeyId}`,
+  causalInflight: (accountId: string) => `cw:causal-inflight:${accountId}`,
 };
