@@ -12,6 +12,7 @@ import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
+import { registerTextGuard } from "./plugins/text-guard.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerObservability(app, ctx);
   registerErrorHandler(app);
   registerEdgeLimit(app, ctx);
+  registerTextGuard(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await registerOpenApi(app);
 

@@ -106,6 +106,8 @@ export const ConfigEnv = z.object({
   CAUSEWAY_MAX_UPLOAD_BYTES: int(1024, 64 * 1024 ** 3).default(2 * 1024 ** 3),
   /** Cap of one non-file form field, e.g. the degs JSON (default 2 MiB). */
   CAUSEWAY_MAX_FIELD_BYTES: int(1024, 64 * 1024 ** 2).default(2 * 1024 ** 2),
+  /** Cap of all text parts of one form together (default 4 MiB): text is held in memory, files are not. */
+  CAUSEWAY_MAX_TEXT_BYTES: int(1024, 256 * 1024 ** 2).default(4 * 1024 ** 2),
   CAUSEWAY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(600),
 
   /** Completion webhooks may target loopback, private, link-local and similar addresses. */
@@ -200,7 +202,7 @@ export interface Config {
     edgeWindowSeconds: number;
     trustedProxies: string[];
   };
-  uploads: { maxFileBytes: number; maxFieldBytes: number };
+  uploads: { maxFileBytes: number; maxFieldBytes: number; maxTextBytes: number };
   requestTimeoutSeconds: number;
 }
 
@@ -310,7 +312,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,
       trustedProxies: e.CAUSEWAY_TRUSTED_PROXIES,
     },
-    uploads: { maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES, maxFieldBytes: e.CAUSEWAY_MAX_FIELD_BYTES },
+    uploads: {
+      maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES,
+      maxFieldBytes: e.CAUSEWAY_MAX_FIELD_BYTES,
+      maxTextBytes: e.CAUSEWAY_MAX_TEXT_BYTES,
+    },
     requestTimeoutSeconds: e.CAUSEWAY_REQUEST_TIMEOUT_SECONDS,
   };
 }
