@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
 import { ensureConfiguredModels } from "./services/models.ts";
 import type { ResumableJob } from "./services/jobs.ts";
+import { reconcileAfterCrash } from "./services/crash-reconciliation.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
@@ -29,6 +30,7 @@ const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
   await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
+  if (config.database.kind === "embedded") await reconcileAfterCrash(ctx, logger);
   resumable = await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { PredictionJobSpec, type PredictionInputs } from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import type { Account } from "../db/accounts.ts";
+import { settleQuotaCharge } from "../db/accounts.ts";
 import { insertPrediction } from "../db/jobs.ts";
 import {
   InflightLimit,
@@ -236,7 +237,8 @@ async function recordPrediction(
     // Opaque: no account, job id or structure visible in a presigned URL.
     output_prefix: `results/${randomBytes(16).toString("hex")}`,
   });
-  // One transaction: a prediction row that cannot be written leaves no webhook row behind.
+  // One transaction: a prediction row that cannot be written leaves no webhook row behind, and
+  // the row takes over the quota charge.
   await ctx.db.tx(async (tx) => {
     if (callbackUrl)
       await subscribeWebhook(tx, {
@@ -257,6 +259,7 @@ async function recordPrediction(
       inputPrefix,
       now: ctx.now(),
     });
+    await settleQuotaCharge(tx, predictionId);
   });
   holds.handToRow();
   return spec;
