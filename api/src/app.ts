@@ -11,6 +11,7 @@ import type { AppContext } from "./context.ts";
 import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
+import { frameworkErrorHandler } from "./plugins/framework-errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
 import { registerTextGuard } from "./plugins/text-guard.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
@@ -80,6 +81,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     logController: new AccessLogController(),
     // Download tokens are path parameters of ~300 characters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    frameworkErrors: frameworkErrorHandler(ctx),
   });
   const state: AppState = { closing: false };
   app.decorate("appState", state);

@@ -24,6 +24,9 @@ const csv = z.string().transform((v) =>
 export const ConfigEnv = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
+  /** Prometheus /metrics listener (never the API's port). */
+  CAUSEWAY_METRICS_PORT: int(0, 65535).default(9464),
+  CAUSEWAY_METRICS_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CAUSEWAY_DATA_DIR: z.string().min(1).default("./.causeway"),
   /** Base URL clients use to reach this API (download links of the filesystem store). */
@@ -96,6 +99,10 @@ export const ConfigEnv = z.object({
   /** POST /v1/causal-analysis per API key per window. */
   CAUSEWAY_CAUSAL_RATE_LIMIT: int(1, 1_000_000).default(30),
   CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** Open event streams (GET /v1/predictions/{id}/events) one API key may hold per process. */
+  CAUSEWAY_MAX_EVENT_STREAMS_PER_KEY: int(1, 10_000).default(10),
+  /** Runner callbacks per client address per minute (the callback route's rate limit). */
+  CAUSEWAY_CALLBACK_RATE_LIMIT: int(1, 1_000_000).default(3000),
   CAUSEWAY_EDGE_LIMIT_ENABLED: bool.default(true),
   CAUSEWAY_EDGE_LIMIT: int(1, 1_000_000).default(30),
   CAUSEWAY_EDGE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -150,6 +157,8 @@ export interface ConfiguredModels {
 export interface Config {
   port: number;
   host: string;
+  /** The metrics listener (observability/metrics-server.ts). */
+  metrics: { port: number; host: string };
   logLevel: z.infer<typeof ConfigEnv>["LOG_LEVEL"];
   dataDir: string;
   publicUrl: string;
@@ -197,6 +206,8 @@ export interface Config {
     causalInflightLimit: number;
     causalRateLimit: number;
     causalRateWindowSeconds: number;
+    maxEventStreamsPerKey: number;
+    callbackRateLimit: number;
     edgeEnabled: boolean;
     edgeLimit: number;
     edgeWindowSeconds: number;
@@ -250,6 +261,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   return {
     port: e.PORT,
     host: e.HOST,
+    // Embedded: loopback only (the public port may face a network); in a cluster the pod's address.
+    metrics: {
+      port: e.CAUSEWAY_METRICS_PORT,
+      host: e.CAUSEWAY_METRICS_HOST ?? (e.DATABASE_URL ? e.HOST : "127.0.0.1"),
+    },
     logLevel: e.LOG_LEVEL,
     dataDir,
     publicUrl,
@@ -307,6 +323,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       causalInflightLimit: e.CAUSEWAY_CAUSAL_INFLIGHT_LIMIT,
       causalRateLimit: e.CAUSEWAY_CAUSAL_RATE_LIMIT,
       causalRateWindowSeconds: e.CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS,
+      maxEventStreamsPerKey: e.CAUSEWAY_MAX_EVENT_STREAMS_PER_KEY,
+      callbackRateLimit: e.CAUSEWAY_CALLBACK_RATE_LIMIT,
       edgeEnabled: e.CAUSEWAY_EDGE_LIMIT_ENABLED,
       edgeLimit: e.CAUSEWAY_EDGE_LIMIT,
       edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,

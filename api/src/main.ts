@@ -13,6 +13,7 @@ import { ensureConfiguredModels } from "./services/models.ts";
 import type { ResumableJob } from "./services/jobs.ts";
 import { reconcileAfterCrash } from "./services/crash-reconciliation.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
+import { startMetricsServer } from "./observability/metrics-server.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
 let config: Config;
@@ -40,12 +41,14 @@ try {
 ctx.jobs.startSweeper();
 ctx.webhooks.start();
 const app = await buildApp(ctx, { loggerInstance: logger });
+const metricsApp = await startMetricsServer(ctx, config);
 
 closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   if (err) logger.error({ err }, "closing after an error");
   else logger.info({ signal }, "shutting down");
   app.appState.closing = true;
   await app.close();
+  await metricsApp.close();
   await closeContext(ctx);
   await tracing.shutdown();
 });
