@@ -141,16 +141,30 @@ export const suite: BenchSuite = {
       });
       const heavy: string[] = [];
       for (let i = 0; i < 60; i++) heavy.push(await analyse(api, a, done));
-      const loaded = await timed(async () => waitDone(api, b, await submit(api, b, "target_validation")));
-      const delay = Math.max(0, loaded - idle);
+      let behind = "";
+      const loaded = await timed(async () => {
+        behind = await submit(api, b, "target_validation");
+        await waitDone(api, b, behind);
+      });
+      // The queue's share of the wait, from the job's own timestamps (CPU contention with the
+      // analyses running beside it on a small machine is not the queue's doing).
+      const { rows: waits } = await api.ctx.db.query<{ wait: number; ahead: number }>(
+        `SELECT EXTRACT(EPOCH FROM p.started_at - p.created_at)::float8 AS wait,
+                (SELECT count(*)::int FROM causal_analyses c
+                  WHERE c.started_at > p.created_at AND c.started_at < p.started_at) AS ahead
+           FROM predictions p WHERE p.id = $1`,
+        [behind],
+      );
+      const wait = waits[0]!;
       rows.push(
         row(
-          "another account's prediction behind 60 heavy analyses: extra wait",
-          `${f(delay, 2)} s`,
+          "another account's prediction behind 60 heavy analyses: time in the queue",
+          `${f(wait.wait, 2)} s`,
           "one heavy analysis's own time",
           `${f(oneJob, 2)} s`,
-          delay / oneJob,
-          `goal ≤ 1; idle ${f(idle, 2)} s, behind the analyses ${f(loaded, 2)} s; a heavy analysis ends ${heavyOutcome} (path_search_too_large)`,
+          wait.wait / oneJob,
+          `goal ≤ 1; ${wait.ahead} analyses started between its submission and its start (first come first served: 58); ` +
+            `submit → completed idle ${f(idle, 2)} s, behind the analyses ${f(loaded, 2)} s; a heavy analysis ends ${heavyOutcome} (path_search_too_large)`,
         ),
       );
       // The rest of the 60 are dropped with the server below (the executor's close clears its queue).
