@@ -131,9 +131,14 @@ export const suite: BenchSuite = {
       log("fairness: 60 heavy analyses of one account, then another account's prediction");
       const done = await submit(api, a, "target_validation");
       await waitDone(api, a, done);
+      const idleIds: string[] = [];
       const idle = median([
-        await timed(async () => waitDone(api, b, await submit(api, b, "target_validation"))),
-        await timed(async () => waitDone(api, b, await submit(api, b, "target_validation"))),
+        await timed(async () =>
+          waitDone(api, b, idleIds[idleIds.push(await submit(api, b, "target_validation")) - 1]!),
+        ),
+        await timed(async () =>
+          waitDone(api, b, idleIds[idleIds.push(await submit(api, b, "target_validation")) - 1]!),
+        ),
       ]);
       let heavyOutcome = "";
       const oneJob = await timed(async () => {
@@ -156,14 +161,21 @@ export const suite: BenchSuite = {
         [behind],
       );
       const wait = waits[0]!;
+      // Dispatch and the first report take time on an idle server too: that part is not queueing.
+      const { rows: idleWaits } = await api.ctx.db.query<{ wait: number }>(
+        `SELECT EXTRACT(EPOCH FROM started_at - created_at)::float8 AS wait FROM predictions WHERE id = ANY($1)`,
+        [idleIds],
+      );
+      const idleWait = median(idleWaits.map((r) => r.wait));
+      const queued = Math.max(0, wait.wait - idleWait);
       rows.push(
         row(
-          "another account's prediction behind 60 heavy analyses: time in the queue",
-          `${f(wait.wait, 2)} s`,
+          "another account's prediction behind 60 heavy analyses: extra time before it starts",
+          `${f(queued, 2)} s`,
           "one heavy analysis's own time",
           `${f(oneJob, 2)} s`,
-          wait.wait / oneJob,
-          `goal ≤ 1; ${wait.ahead} analyses started between its submission and its start (first come first served: 58); ` +
+          queued / oneJob,
+          `goal ≤ 1; submit → first report ${f(wait.wait, 2)} s (idle ${f(idleWait, 2)} s); ${wait.ahead} analyses started between its submission and its start (first come first served: 58); ` +
             `submit → completed idle ${f(idle, 2)} s, behind the analyses ${f(loaded, 2)} s; a heavy analysis ends ${heavyOutcome} (path_search_too_large)`,
         ),
       );
