@@ -11,9 +11,11 @@ import type { AppContext } from "./context.ts";
 import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
+import { frameworkErrorHandler } from "./plugins/framework-errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
 import { registerSecurityHeaders } from "./plugins/security-headers.ts";
 import { registerWebApp } from "./plugins/web-app.ts";
+import { registerTextGuard } from "./plugins/text-guard.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -90,6 +92,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     logController: new AccessLogController(),
     // Download tokens are path parameters of ~300 characters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    frameworkErrors: frameworkErrorHandler(ctx),
   });
   const state: AppState = { closing: false };
   app.decorate("appState", state);
@@ -101,6 +104,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerErrorHandler(app);
   registerEdgeLimit(app, ctx);
   registerSecurityHeaders(app, artifactOrigins(config));
+  registerTextGuard(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await registerOpenApi(app);
   await registerWebApp(app);

@@ -24,6 +24,9 @@ const csv = z.string().transform((v) =>
 export const ConfigEnv = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
+  /** Prometheus /metrics listener (never the API's port). */
+  CAUSEWAY_METRICS_PORT: int(0, 65535).default(9464),
+  CAUSEWAY_METRICS_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CAUSEWAY_DATA_DIR: z.string().min(1).default("./.causeway"),
   /** Base URL clients use to reach this API (download links of the filesystem store). */
@@ -97,6 +100,15 @@ export const ConfigEnv = z.object({
   CAUSEWAY_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
   CAUSEWAY_INFLIGHT_LIMIT: int(1, 1000).default(1),
   CAUSEWAY_DEFAULT_QUOTA: int(0, 1_000_000_000).default(100),
+  /** Causal analyses pending or processing at once per account. */
+  CAUSEWAY_CAUSAL_INFLIGHT_LIMIT: int(1, 1000).default(2),
+  /** POST /v1/causal-analysis per API key per window. */
+  CAUSEWAY_CAUSAL_RATE_LIMIT: int(1, 1_000_000).default(30),
+  CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** Open event streams (GET /v1/predictions/{id}/events) one API key may hold per process. */
+  CAUSEWAY_MAX_EVENT_STREAMS_PER_KEY: int(1, 10_000).default(10),
+  /** Runner callbacks per client address per minute (the callback route's rate limit). */
+  CAUSEWAY_CALLBACK_RATE_LIMIT: int(1, 1_000_000).default(3000),
   CAUSEWAY_EDGE_LIMIT_ENABLED: bool.default(true),
   CAUSEWAY_EDGE_LIMIT: int(1, 1_000_000).default(30),
   CAUSEWAY_EDGE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -107,6 +119,8 @@ export const ConfigEnv = z.object({
   CAUSEWAY_MAX_UPLOAD_BYTES: int(1024, 64 * 1024 ** 3).default(2 * 1024 ** 3),
   /** Cap of one non-file form field, e.g. the degs JSON (default 2 MiB). */
   CAUSEWAY_MAX_FIELD_BYTES: int(1024, 64 * 1024 ** 2).default(2 * 1024 ** 2),
+  /** Cap of all text parts of one form together (default 4 MiB): text is held in memory, files are not. */
+  CAUSEWAY_MAX_TEXT_BYTES: int(1024, 256 * 1024 ** 2).default(4 * 1024 ** 2),
   CAUSEWAY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(600),
 
   /** Completion webhooks may target loopback, private, link-local and similar addresses. */
@@ -151,6 +165,8 @@ export interface ConfiguredModels {
 export interface Config {
   port: number;
   host: string;
+  /** The metrics listener (observability/metrics-server.ts). */
+  metrics: { port: number; host: string };
   logLevel: z.infer<typeof ConfigEnv>["LOG_LEVEL"];
   dataDir: string;
   publicUrl: string;
@@ -195,12 +211,17 @@ export interface Config {
     rateWindowSeconds: number;
     inflightLimit: number;
     defaultQuota: number;
+    causalInflightLimit: number;
+    causalRateLimit: number;
+    causalRateWindowSeconds: number;
+    maxEventStreamsPerKey: number;
+    callbackRateLimit: number;
     edgeEnabled: boolean;
     edgeLimit: number;
     edgeWindowSeconds: number;
     trustedProxies: string[];
   };
-  uploads: { maxFileBytes: number; maxFieldBytes: number };
+  uploads: { maxFileBytes: number; maxFieldBytes: number; maxTextBytes: number };
   requestTimeoutSeconds: number;
 }
 
@@ -248,6 +269,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   return {
     port: e.PORT,
     host: e.HOST,
+    // Embedded: loopback only (the public port may face a network); in a cluster the pod's address.
+    metrics: {
+      port: e.CAUSEWAY_METRICS_PORT,
+      host: e.CAUSEWAY_METRICS_HOST ?? (e.DATABASE_URL ? e.HOST : "127.0.0.1"),
+    },
     logLevel: e.LOG_LEVEL,
     dataDir,
     publicUrl,
@@ -303,12 +329,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       rateWindowSeconds: e.CAUSEWAY_RATE_WINDOW_SECONDS,
       inflightLimit: e.CAUSEWAY_INFLIGHT_LIMIT,
       defaultQuota: e.CAUSEWAY_DEFAULT_QUOTA,
+      causalInflightLimit: e.CAUSEWAY_CAUSAL_INFLIGHT_LIMIT,
+      causalRateLimit: e.CAUSEWAY_CAUSAL_RATE_LIMIT,
+      causalRateWindowSeconds: e.CAUSEWAY_CAUSAL_RATE_WINDOW_SECONDS,
+      maxEventStreamsPerKey: e.CAUSEWAY_MAX_EVENT_STREAMS_PER_KEY,
+      callbackRateLimit: e.CAUSEWAY_CALLBACK_RATE_LIMIT,
       edgeEnabled: e.CAUSEWAY_EDGE_LIMIT_ENABLED,
       edgeLimit: e.CAUSEWAY_EDGE_LIMIT,
       edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,
       trustedProxies: e.CAUSEWAY_TRUSTED_PROXIES,
     },
-    uploads: { maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES, maxFieldBytes: e.CAUSEWAY_MAX_FIELD_BYTES },
+    uploads: {
+      maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES,
+      maxFieldBytes: e.CAUSEWAY_MAX_FIELD_BYTES,
+      maxTextBytes: e.CAUSEWAY_MAX_TEXT_BYTES,
+    },
     requestTimeoutSeconds: e.CAUSEWAY_REQUEST_TIMEOUT_SECONDS,
   };
 }

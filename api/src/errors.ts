@@ -12,9 +12,24 @@ export const RateLimited = createError(
   "Too many prediction requests for this API key; retry later.",
   429,
 );
+export const TooManyStreams = createError(
+  "rate_limited",
+  "Too many open event streams for this API key; close one or poll the status route.",
+  429,
+);
 export const InflightLimit = createError(
   "inflight_limit",
   "Another prediction of this account is still pending or processing; wait for it to finish.",
+  429,
+);
+export const CausalRateLimited = createError(
+  "rate_limited",
+  "Too many causal-analysis requests for this API key; retry later.",
+  429,
+);
+export const CausalInflightLimit = createError(
+  "inflight_limit",
+  "This account has as many causal analyses pending or processing as it may; wait for one to finish.",
   429,
 );
 export const QuotaExceeded = createError(
@@ -38,6 +53,11 @@ export const MethodNotAllowed = createError(
   405,
 );
 export const PayloadTooLarge = createError("payload_too_large", "%s", 413);
+export const UriTooLong = createError(
+  "uri_too_long",
+  "The request URL is too long: a path parameter exceeds 1024 characters.",
+  414,
+);
 export const ServiceUnavailable = createError(
   "service_unavailable",
   "The service is temporarily unavailable; retry later.",
@@ -56,6 +76,7 @@ export const SERVICE_CODES = new Set([
   "idempotency_key_in_use",
   "method_not_allowed",
   "payload_too_large",
+  "uri_too_long",
   "service_unavailable",
   "internal_error",
 ]);

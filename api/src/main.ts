@@ -11,7 +11,9 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
 import { ensureConfiguredModels } from "./services/models.ts";
 import type { ResumableJob } from "./services/jobs.ts";
+import { reconcileAfterCrash } from "./services/crash-reconciliation.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
+import { startMetricsServer } from "./observability/metrics-server.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 
 let config: Config;
@@ -29,6 +31,7 @@ const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
   await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
+  if (config.database.kind === "embedded") await reconcileAfterCrash(ctx, logger);
   resumable = await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");
@@ -38,12 +41,14 @@ try {
 ctx.jobs.startSweeper();
 ctx.webhooks.start();
 const app = await buildApp(ctx, { loggerInstance: logger });
+const metricsApp = await startMetricsServer(ctx, config);
 
 closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   if (err) logger.error({ err }, "closing after an error");
   else logger.info({ signal }, "shutting down");
   app.appState.closing = true;
   await app.close();
+  await metricsApp.close();
   await closeContext(ctx);
   await tracing.shutdown();
 });

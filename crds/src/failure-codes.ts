@@ -19,6 +19,9 @@ export const FAILURE_CODES = {
   unknown_model_version: { billable: false },
   target_not_in_interactome: { billable: false },
   target_not_reachable: { billable: true },
+  // The path search reached its work budget (thresholds too loose): the service declined the
+  // work, so it is not charged; the in-flight and rate limits bound how often it can happen.
+  path_search_too_large: { billable: false },
   internal_error: { billable: false },
   // Failures the runner cannot report itself; the operator maps them from the Job and Pod.
   out_of_memory: { billable: false },

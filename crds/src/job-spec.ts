@@ -9,6 +9,12 @@ import { DatasetOptions } from "./dataset-options.ts";
 
 const objectKey = z.string().min(1).max(1024);
 
+/**
+ * Upper bound of `max_path_length` (nodes). The contract sets only a minimum; the path search is
+ * exponential in the length, and the model's default is 6, so 12 leaves room to explore.
+ */
+export const MAX_PATH_LENGTH = 12;
+
 /** Parameter bounds of service-spec §4.1 and §4.9; defaults are the model's (model.md §19). */
 export const TargetIdParams = z.object({
   deg_significance_fold: z.number().positive().default(1.0),
@@ -20,7 +26,7 @@ export const CausalParams = z.object({
   top_n_causal_degs: z.number().int().min(1).max(100_000).default(1000),
   min_path_fraction: z.number().min(0).max(1).default(0.1),
   min_path_probability: z.number().gt(0).max(1).default(0.0001),
-  max_path_length: z.number().int().min(1).nullable().default(null),
+  max_path_length: z.number().int().min(1).max(MAX_PATH_LENGTH).nullable().default(null),
   min_degs_fold_uniform: z.number().nullable().default(null),
   prefix: z.string().max(256).nullable().default(null),
 });

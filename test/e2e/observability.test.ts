@@ -20,6 +20,7 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REDACT_PATHS, buildApp } from "../../api/src/app.ts";
+import { buildMetricsApp } from "../../api/src/observability/metrics-server.ts";
 import { loadConfig } from "../../api/src/config.ts";
 import type { AppContext } from "../../api/src/context.ts";
 import { closeContext, createContext } from "../../api/src/create-context.ts";
@@ -97,6 +98,8 @@ let dir: string;
 let ctx: AppContext;
 let app: FastifyInstance;
 let base: string;
+let metricsApp: FastifyInstance | undefined;
+let metricsBase: string;
 let runner: InProcessRunner;
 
 beforeAll(async () => {
@@ -117,12 +120,16 @@ beforeAll(async () => {
   await registerModel(ctx.db, "v1", { version: "v1" }, true);
   app = await buildApp(ctx, { loggerInstance: logger });
   base = await app.listen({ host: "127.0.0.1", port: 0 });
+  // /metrics is served on its own port, as main.ts does.
+  metricsApp = buildMetricsApp(ctx);
+  metricsBase = await metricsApp.listen({ host: "127.0.0.1", port: 0 });
   // Loaded once up front so the job's own time is the run, not the bundle read.
   await defaultModel();
 }, 300_000);
 
 afterAll(async () => {
   await app?.close();
+  await metricsApp?.close();
   if (ctx) await closeContext(ctx);
   await tracing?.shutdown();
   trace.disable();
@@ -130,7 +137,7 @@ afterAll(async () => {
 });
 
 const scrape = async (): Promise<string> => {
-  const res = await fetch(`${base}/metrics`);
+  const res = await fetch(`${metricsBase}/metrics`);
   expect(res.status).toBe(200);
   return res.text();
 };

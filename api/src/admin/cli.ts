@@ -57,6 +57,8 @@ async function connect(config: Config, init: boolean): Promise<Database> {
       host: running.host,
       port: running.port,
       user: "postgres",
+      // The socket's password, from the data directory's pglite.json (mode 0600).
+      password: running.password ?? "",
       database: "postgres",
       max: 1,
     });
@@ -70,10 +72,13 @@ async function connect(config: Config, init: boolean): Promise<Database> {
       err(
         `admin: no database in ${config.dataDir} (CAUSEWAY_DATA_DIR); using the running server's in ${other!.dataDir} (pid ${other!.pid})`,
       );
+      // Its password is in its own data directory.
+      const withPassword = await findRunningServer(other!.dataDir);
       return new Database({
         host: other!.host,
         port: other!.port,
         user: "postgres",
+        password: withPassword?.password ?? "",
         database: "postgres",
         max: 1,
       });

@@ -31,6 +31,7 @@ export async function openDatabase(
       host: embedded.host,
       port: embedded.port,
       user: "postgres",
+      password: embedded.password,
       database: "postgres",
       max: d.maxConnections,
     },

@@ -161,22 +161,64 @@ export async function getQuota(db: Queryable, accountId: string, defaultQuota: n
   };
 }
 
-/** Takes one quota unit when one is left (atomic: concurrent callers never exceed the total). */
-export async function consumeQuota(db: Queryable, accountId: string, defaultQuota: number): Promise<boolean> {
+/**
+ * Takes one quota unit when one is left (atomic: concurrent callers never exceed the total) and
+ * records it as a charge of `submissionId` in the same statement (quota_charges), so a unit is
+ * never held by nothing: the prediction row settles the charge, a refund deletes it, and a
+ * process that died in between leaves a row the next start refunds (crash-reconciliation).
+ */
+export async function consumeQuota(
+  db: Queryable,
+  accountId: string,
+  defaultQuota: number,
+  charge: { submissionId: string; at: Date },
+): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE accounts SET quota_consumed = quota_consumed + 1
-      WHERE id = $1 AND quota_consumed < COALESCE(quota_total, $2::int)`,
-    [accountId, defaultQuota],
+    `WITH taken AS (
+       UPDATE accounts SET quota_consumed = quota_consumed + 1
+        WHERE id = $1 AND quota_consumed < COALESCE(quota_total, $2::int)
+        RETURNING id)
+     INSERT INTO quota_charges (submission_id, account_id, charged_at) SELECT $3, id, $4 FROM taken`,
+    [accountId, defaultQuota, charge.submissionId, charge.at],
   );
   forgetQuota(db, accountId);
   return rowCount === 1;
 }
 
-/** Gives back a unit taken by a submission that was then rejected before any prediction existed. */
-export async function refundQuota(db: Queryable, accountId: string): Promise<void> {
+/** Gives back the unit `submissionId` was charged, once (nothing when it holds no charge). */
+export async function refundQuota(db: Queryable, accountId: string, submissionId: string): Promise<void> {
   await db.query(
-    `UPDATE accounts SET quota_consumed = quota_consumed - 1 WHERE id = $1 AND quota_consumed > 0`,
-    [accountId],
+    `WITH charge AS (DELETE FROM quota_charges WHERE submission_id = $2 AND account_id = $1 RETURNING account_id)
+     UPDATE accounts SET quota_consumed = quota_consumed - 1
+      WHERE id IN (SELECT account_id FROM charge) AND quota_consumed > 0`,
+    [accountId, submissionId],
   );
   forgetQuota(db, accountId);
+}
+
+/** The prediction row exists: it owns the unit now (refunded, if ever, through quota_refunded). */
+export async function settleQuotaCharge(db: Queryable, submissionId: string): Promise<void> {
+  await db.query(`DELETE FROM quota_charges WHERE submission_id = $1`, [submissionId]);
+}
+
+/**
+ * Refunds every unit charged before `before` whose prediction row was never written (its
+ * process died mid-submission) and drops settled leftovers. Returns the units refunded per account.
+ */
+export async function refundAbandonedCharges(
+  db: Queryable,
+  before: Date,
+): Promise<{ account_id: string; refunded: number }[]> {
+  const { rows } = await db.query<{ account_id: string; refunded: number }>(
+    `WITH gone AS (
+       DELETE FROM quota_charges c WHERE c.charged_at < $1
+       RETURNING c.account_id, EXISTS (SELECT 1 FROM predictions p WHERE p.id = c.submission_id) AS settled),
+     owed AS (SELECT account_id, count(*)::int AS n FROM gone WHERE NOT settled GROUP BY account_id)
+     UPDATE accounts a SET quota_consumed = GREATEST(0, a.quota_consumed - owed.n)
+       FROM owed WHERE a.id = owed.account_id
+     RETURNING a.id AS account_id, owed.n AS refunded`,
+    [before],
+  );
+  for (const r of rows) forgetQuota(db, r.account_id);
+  return rows;
 }

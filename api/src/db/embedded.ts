@@ -6,20 +6,29 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { startPasswordFront } from "./embedded-auth.ts";
 
-const AddressFile = z.object({ host: z.string(), port: z.number().int(), pid: z.number().int() });
+const AddressFile = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  pid: z.number().int(),
+  /** The socket's password (embedded-auth.ts); this file is mode 0600. */
+  password: z.string().optional(),
+});
 export type EmbeddedAddress = z.infer<typeof AddressFile>;
 
 export const ADDRESS_FILE = "pglite.json";
 /** The PGlite directory inside the data directory. */
 export const EMBEDDED_PGDATA = "pgdata";
 
-const RegistryEntry = AddressFile.extend({ dataDir: z.string() });
+// The registry entry names the server only: its password stays in the data directory.
+const RegistryEntry = AddressFile.omit({ password: true }).extend({ dataDir: z.string() });
 export type RunningServer = z.infer<typeof RegistryEntry>;
 
 /**
@@ -52,6 +61,8 @@ export async function listRunningServers(): Promise<RunningServer[]> {
 export interface EmbeddedPostgres {
   host: string;
   port: number;
+  /** Required by the socket: generated at every start. */
+  password: string;
   stop(): Promise<void>;
 }
 
@@ -74,43 +85,44 @@ export async function startEmbeddedPostgres(options: {
     dbPath = join(options.dataDir, EMBEDDED_PGDATA);
   }
   const db = await PGlite.create(dbPath);
+  // PGlite on a Unix socket in a private directory; clients come in through the password front.
+  const socketDir = await mkdtemp(join(tmpdir(), "causeway-pg-"));
   const server = new PGLiteSocketServer({
     db,
-    host: "127.0.0.1",
-    port: 0,
+    path: join(socketDir, "pglite.sock"),
     maxConnections: options.maxConnections,
   });
   await server.start();
-  const [host, port] = parseConn(server.getServerConn());
+  const password = randomBytes(24).toString("base64url");
+  const front = await startPasswordFront({ upstreamPath: join(socketDir, "pglite.sock"), password });
+  const { host, port } = front;
   const addressPath = options.dataDir !== null ? join(options.dataDir, ADDRESS_FILE) : null;
   let registryPath: string | null = null;
   if (addressPath && options.publish !== false) {
-    const address: EmbeddedAddress = { host, port, pid: process.pid };
+    const address: EmbeddedAddress = { host, port, pid: process.pid, password };
     await writeFile(addressPath, JSON.stringify(address) + "\n", { mode: 0o600 });
     const registry = serverRegistryDir();
     await mkdir(registry, { recursive: true, mode: 0o700 });
     registryPath = join(registry, `${process.pid}.json`);
-    const entry: RunningServer = { ...address, dataDir: options.dataDir! };
+    const entry: RunningServer = { host, port, pid: process.pid, dataDir: options.dataDir! };
     await writeFile(registryPath, JSON.stringify(entry) + "\n", { mode: 0o600 });
   }
   let stopped = false;
   return {
     host,
     port,
+    password,
     async stop() {
       if (stopped) return;
       stopped = true;
       if (addressPath) await rm(addressPath, { force: true });
       if (registryPath) await rm(registryPath, { force: true });
+      await front.close();
       await server.stop();
       await db.close();
+      await rm(socketDir, { recursive: true, force: true });
     },
   };
-}
-
-function parseConn(conn: string): [string, number] {
-  const i = conn.lastIndexOf(":");
-  return [conn.slice(0, i), Number(conn.slice(i + 1))];
 }
 
 /** The address of a live embedded server for this data directory, or null. */

@@ -108,3 +108,12 @@ export async function deleteExpiredIdempotencyKeys(
   );
   return rowCount ?? 0;
 }
+
+/** Frees claims that never recorded a response and were made before `before` (their process died). */
+export async function releaseDeadClaims(db: Queryable, before: Date): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys WHERE response_status IS NULL AND claimed_at < $1`,
+    [before],
+  );
+  return rowCount ?? 0;
+}

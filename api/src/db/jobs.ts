@@ -328,12 +328,14 @@ export async function findStalled(
   return rows.map((r) => r.id);
 }
 
-/** Unfinished predictions (in-flight reservations to restore at start). */
-export async function listUnfinishedPredictions(
+/** Unfinished jobs of both kinds (the in-flight reservations they hold). */
+export async function listUnfinishedJobs(
   db: Queryable,
-): Promise<{ id: string; account_id: string }[]> {
-  const { rows } = await db.query<{ id: string; account_id: string }>(
-    `SELECT id, account_id FROM predictions WHERE status IN ('pending', 'processing')`,
+): Promise<{ id: string; account_id: string; kind: JobKind }[]> {
+  const { rows } = await db.query<{ id: string; account_id: string; kind: JobKind }>(
+    `SELECT id, account_id, 'prediction' AS kind FROM predictions WHERE status IN ('pending', 'processing')
+     UNION ALL
+     SELECT id, account_id, 'causal_analysis' AS kind FROM causal_analyses WHERE status IN ('pending', 'processing')`,
   );
   return rows;
 }

@@ -1,9 +1,11 @@
 /** Picks the Dispatcher implementation the configuration asks for (the dispatch part of the context). */
 import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { LocalExecutor, type LocalExecutorOptions } from "./local-executor.ts";
+import { runnersTmpDir } from "../services/work-dirs.ts";
 
 export type LocalHooks = Pick<
   LocalExecutorOptions,
@@ -19,12 +21,15 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
     return mod.createKubernetesDispatcher(config);
   }
   const { concurrency, runnerEntry, pool } = config.dispatch;
+  await mkdir(runnersTmpDir(config.dataDir), { recursive: true, mode: 0o700 });
   // The pool's entry lives beside the runner's (a custom runner entry without one runs per job).
   const poolEntry = join(dirname(runnerEntry), "jobs", "pool-worker.ts");
   return new LocalExecutor({
     concurrency,
     runnerEntry,
     ...hooks,
+    // Runner work folders where a start after a crash finds them (services/work-dirs.ts).
+    extraEnv: { TMPDIR: runnersTmpDir(config.dataDir) },
     ...(pool.enabled && existsSync(poolEntry)
       ? {
           pool: {

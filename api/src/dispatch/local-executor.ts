@@ -1,7 +1,7 @@
 /**
  * The embedded mode's executor: runs `node runner/src/main.ts` in child processes with the
  * runner environment of the contract (RUNNER_ENV), at most `concurrency` at a time, the rest
- * queued in order. Children report through the HTTP callback route like a Kubernetes Job; the
+ * queued round-robin across accounts (fair-queue.ts), in submission order within an account. Children report through the HTTP callback route like a Kubernetes Job; the
  * executor only tells the API when a child starts (heartbeat) and when it exits, so a runner
  * that crashed before reporting is failed at once instead of waiting for the stall sweeper.
  */
@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
 import { PRELOAD_MODEL_ENV } from "@causeway/contract";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
+import { FairQueue } from "./fair-queue.ts";
 import { RunnerPool, type RunnerPoolOptions } from "./runner-pool.ts";
 
 export interface LocalExecutorOptions {
@@ -54,7 +55,7 @@ interface Queued {
 
 export class LocalExecutor implements Dispatcher {
   private readonly options: LocalExecutorOptions;
-  private readonly queue: Queued[] = [];
+  private readonly queue = new FairQueue<Queued>((q) => q.spec.account_id);
   private readonly running = new Map<string, ChildProcess>();
   private readonly attempts = new Map<string, number>();
   private readonly pooled = new Set<string>();
@@ -96,8 +97,7 @@ export class LocalExecutor implements Dispatcher {
 
   /** Stops a job: drops it from the queue or kills its process. */
   cancel(jobId: string): void {
-    const i = this.queue.findIndex((q) => q.spec.job_id === jobId);
-    if (i >= 0) this.queue.splice(i, 1);
+    this.queue.remove((q) => q.spec.job_id === jobId);
     this.running.get(jobId)?.kill("SIGTERM");
     if (this.pooled.has(jobId)) this.pool?.kill(jobId);
   }
@@ -109,7 +109,7 @@ export class LocalExecutor implements Dispatcher {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.queue.length = 0;
+    this.queue.clear();
     await this.pool?.close();
     const children = [...this.running.values()];
     for (const child of children) child.kill("SIGTERM");

@@ -42,4 +42,7 @@ export const limitKeys = {
   rate: (apiKeyId: string) => `cw:rate:${apiKeyId}`,
   edge: (address: string) => `cw:edge:${address}`,
   inflight: (accountId: string) => `cw:inflight:${accountId}`,
+  callback: (address: string) => `cw:callback:${address}`,
+  causalRate: (apiKeyId: string) => `cw:causal-rate:${apiKeyId}`,
+  causalInflight: (accountId: string) => `cw:causal-inflight:${accountId}`,
 };

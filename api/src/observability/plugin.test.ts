@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, submit, type TestApp } from "../testing/helper.ts";
-import { limitOf, registerObservability } from "./plugin.ts";
+import { limitOf, registerMetricsRoute, registerObservability } from "./plugin.ts";
 import { sample } from "./testing.ts";
 
 let t: TestApp;
@@ -12,6 +12,7 @@ beforeAll(async () => {
   // A bare app with the observability registration and routes that answer like the API's limits.
   app = Fastify({ logger: false });
   registerObservability(app, t.ctx);
+  registerMetricsRoute(app, t.ctx);
   app.get("/limited/:code", async (request, reply) =>
     reply
       .code(429)

@@ -1,8 +1,9 @@
 /**
  * Observability of the API as one registration: the request span (request-tracing.ts), HTTP
- * metrics, limit rejections and refused callbacks counted from the answers themselves, and
- * GET /metrics (hidden from OpenAPI; the chart's Ingress routes only /v1 and /health, so it is
- * reachable from inside the cluster only). Call it first in buildApp, before any route.
+ * metrics, limit rejections and refused callbacks counted from the answers themselves. GET
+ * /metrics is not on the API's port: per-tenant figures and a database query per scrape are no
+ * business of API clients, so it is served by its own small server on `CAUSEWAY_METRICS_PORT`
+ * (metrics-server.ts), in every mode. Call this first in buildApp, before any route.
  *
  * Limit rejections are counted from the response rather than at each check: every limit
  * refusal carries its X-Service-Error-Code by contract (service-spec §7), and the edge limit
@@ -47,14 +48,9 @@ export function limitOf(status: number, errorCode: unknown, contentType: unknown
     : null;
 }
 
-/** Registers tracing, HTTP metrics and GET /metrics on the app. */
-export function registerObservability(app: FastifyInstance, deps: ObservabilityDeps): void {
+/** Registers tracing and the HTTP metrics hooks on the app. */
+export function registerObservability(app: FastifyInstance, _deps: ObservabilityDeps): void {
   registerRequestTracing(app);
-  const gauges = new DatabaseGauges({
-    db: deps.db,
-    now: deps.now,
-    defaultQuota: deps.config.limits.defaultQuota,
-  });
 
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -67,7 +63,15 @@ export function registerObservability(app: FastifyInstance, deps: ObservabilityD
     const rejected = route === CALLBACK_ROUTE ? CALLBACK_REJECTIONS[status] : undefined;
     if (rejected) recordCallbackRejected(rejected);
   });
+}
 
+/** Registers GET /metrics (the process's registry plus the database gauges) on `app`. */
+export function registerMetricsRoute(app: FastifyInstance, deps: ObservabilityDeps): void {
+  const gauges = new DatabaseGauges({
+    db: deps.db,
+    now: deps.now,
+    defaultQuota: deps.config.limits.defaultQuota,
+  });
   app.get("/metrics", { schema: { hide: true }, logLevel: "warn" }, async (_request, reply) => {
     await gauges.sample();
     const text = (await registry.metrics()) + (await gauges.registry.metrics());

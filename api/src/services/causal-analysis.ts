@@ -1,7 +1,10 @@
 /**
  * POST /v1/causal-analysis (service-spec §4.9, model.md §10.8): a standalone causal analysis
- * of one of the caller's completed predictions, for one target of one of its result sets. It
- * counts toward no limit; it is recorded, then enqueued.
+ * of one of the caller's completed predictions, for one target of one of its result sets. It is
+ * accounted work, not billable: it takes one of the account's causal in-flight slots (released
+ * when the job ends) and one unit of the API key's causal rate limit, both before anything is
+ * read; it is recorded, then enqueued. Tier rule: an external account gets a 404 for a
+ * target_validation prediction, whose causal artifacts its tier does not show.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -9,8 +12,22 @@ import { z } from "zod";
 import { ARTIFACTS, CausalAnalysisJobSpec } from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import type { Account } from "../db/accounts.ts";
-import { getPrediction, insertCausalAnalysis, type PredictionRow } from "../db/jobs.ts";
-import { NotFound, invalid } from "../errors.ts";
+import {
+  getCausalAnalysis,
+  getPrediction,
+  insertCausalAnalysis,
+  type CausalAnalysisRow,
+  type PredictionRow,
+} from "../db/jobs.ts";
+import {
+  CausalInflightLimit,
+  CausalRateLimited,
+  NotFound,
+  ServiceUnavailable,
+  invalid,
+  withRetryAfter,
+} from "../errors.ts";
+import { limitKeys, LimitStoreUnavailable } from "../limits/limit-store.ts";
 import { recordSubmission } from "../observability/metrics.ts";
 import type { JobTrace } from "../observability/request-tracing.ts";
 import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
@@ -59,17 +76,69 @@ export async function createCausalAnalysis(
   }
 }
 
-async function createAnalysis(
+async function createAnalysis(ctx: AppContext, input: CausalAnalysisInput): Promise<CausalAnalysisAccepted> {
+  const id = ctx.newId();
+  const slotKey = limitKeys.causalInflight(input.account.id);
+  let recorded = false;
+  try {
+    await reserveLimits(ctx, input, id);
+    const accepted = await recordAnalysis(ctx, input, id, () => {
+      recorded = true;
+    });
+    return accepted;
+  } catch (err) {
+    if (err instanceof LimitStoreUnavailable) throw new ServiceUnavailable();
+    throw err;
+  } finally {
+    // Once the row exists the job owns the slot (released when it ends); before, nothing does.
+    if (!recorded)
+      await ctx.limits
+        .release(slotKey, id)
+        .catch((err: unknown) => input.log.error({ err }, "in-flight release failed"));
+  }
+}
+
+/** The account's causal in-flight slot (fails closed), then the key's causal rate limit (fails open). */
+async function reserveLimits(ctx: AppContext, input: CausalAnalysisInput, id: string): Promise<void> {
+  const { limits } = ctx.config;
+  const nowMs = ctx.now().getTime();
+  const slot = await ctx.limits.reserve(
+    limitKeys.causalInflight(input.account.id),
+    id,
+    limits.causalInflightLimit,
+    ctx.jobs.reservationTtlMs,
+    nowMs,
+  );
+  if (!slot) throw new CausalInflightLimit();
+  const hit = await ctx.limits
+    .hit(
+      limitKeys.causalRate(input.account.apiKeyId),
+      limits.causalRateLimit,
+      limits.causalRateWindowSeconds * 1000,
+      nowMs,
+    )
+    .catch((err: unknown) => {
+      if (!(err instanceof LimitStoreUnavailable)) throw err;
+      input.log.warn({ err }, "rate-limit store unavailable; failing open");
+      return { allowed: true, retryAfterSeconds: 0 };
+    });
+  if (!hit.allowed) throw withRetryAfter(new CausalRateLimited(), hit.retryAfterSeconds);
+}
+
+async function recordAnalysis(
   ctx: AppContext,
   { account, request, trace, log }: CausalAnalysisInput,
+  id: string,
+  onRecorded: () => void,
 ): Promise<CausalAnalysisAccepted> {
   const p = await getPrediction(ctx.db, account.id, request.prediction_id);
-  // Missing, foreign and unfinished predictions answer alike.
+  // Missing, foreign and unfinished predictions answer alike; so does a target_validation
+  // prediction of an external account (its tier shows no causal artifacts of such jobs).
   if (!p || p.status !== "completed") throw new NotFound();
+  if (analysesHiddenFrom(account, p)) throw new NotFound();
   const prefix = chooseResultSet(p, request.prefix);
   await checkTarget(ctx, p, prefix, request.target);
   const callbackUrl = await checkCallbackUrl(ctx, account.id, request.callback_url);
-  const id = ctx.newId();
   trace.bindJob("causal_analysis", id);
   const spec = CausalAnalysisJobSpec.parse({
     kind: "causal_analysis",
@@ -90,25 +159,50 @@ async function createAnalysis(
     metadata: request.metadata,
     output_prefix: `results/${randomBytes(16).toString("hex")}`,
   });
-  if (callbackUrl)
-    await subscribeWebhook(ctx.db, {
-      jobId: id,
-      kind: "causal_analysis",
+  // One transaction: a job row that cannot be written leaves no webhook row behind.
+  await ctx.db.tx(async (tx) => {
+    if (callbackUrl)
+      await subscribeWebhook(tx, {
+        jobId: id,
+        kind: "causal_analysis",
+        accountId: account.id,
+        url: callbackUrl,
+        now: ctx.now(),
+      });
+    await insertCausalAnalysis(tx, {
+      id,
       accountId: account.id,
-      url: callbackUrl,
+      predictionId: p.id,
+      target: request.target,
+      spec,
       now: ctx.now(),
     });
-  await insertCausalAnalysis(ctx.db, {
-    id,
-    accountId: account.id,
-    predictionId: p.id,
-    target: request.target,
-    spec,
-    now: ctx.now(),
   });
+  onRecorded();
   await enqueueJob(ctx, spec, trace, log);
   recordSubmission("causal_analysis");
   return { causal_analysis_id: id, status: "pending", estimated_completion: null };
+}
+
+/**
+ * The tier rule of standalone analyses: an external account sees no causal analysis of a
+ * target_validation prediction (its tier gets no causal artifacts of such jobs), on any route,
+ * including rows made before the rule or before the account's tier changed.
+ */
+export function analysesHiddenFrom(account: Account, p: Pick<PredictionRow, "job_type">): boolean {
+  return account.tier === "external" && p.job_type === "target_validation";
+}
+
+/** A causal analysis the caller may see, or null (missing, foreign and tier-hidden alike). */
+export async function visibleCausalAnalysis(
+  ctx: AppContext,
+  account: Account,
+  id: string,
+): Promise<CausalAnalysisRow | null> {
+  const c = await getCausalAnalysis(ctx.db, account.id, id);
+  if (!c || account.tier !== "external") return c;
+  const p = await getPrediction(ctx.db, account.id, c.prediction_id);
+  return !p || analysesHiddenFrom(account, p) ? null : c;
 }
 
 /** The result set the analysis reads ("" for a prediction with one unnamed set); 422 when unclear. */

@@ -21,7 +21,7 @@ import {
   applyProgress,
   findStalled,
   listUnfinished,
-  listUnfinishedPredictions,
+  listUnfinishedJobs,
   touchJob,
   type ResultFileMap,
   type TransitionResult,
@@ -60,6 +60,11 @@ export interface ResumableJob {
   previousAttempt: string | null;
 }
 
+/** The in-flight set a job of this kind holds a slot in (predictions and analyses are limited apart). */
+function inflightKey(kind: JobKind, accountId: string): string {
+  return kind === "prediction" ? limitKeys.inflight(accountId) : limitKeys.causalInflight(accountId);
+}
+
 function fileMap(files: { name: string; key: string }[]): ResultFileMap {
   return Object.fromEntries(files.map((f) => [f.name, f.key]));
 }
@@ -93,11 +98,11 @@ export class JobService {
         attempt: cb.attempt,
         now: at,
       });
-      if (result && cb.kind === "prediction") {
+      if (result) {
         // Keep the reservation alive as long as the job reports.
         await this.deps.limits
           .reserve(
-            limitKeys.inflight(result.account_id),
+            inflightKey(cb.kind, result.account_id),
             result.id,
             Number.MAX_SAFE_INTEGER,
             this.reservationTtlMs,
@@ -175,10 +180,9 @@ export class JobService {
   /** Releases what a finished job held. */
   private async afterFinish(kind: JobKind, job: TransitionResult, transitioned: boolean): Promise<void> {
     if (transitioned) this.deps.onFinished?.(kind, job.id);
-    if (kind !== "prediction") return;
-    forgetQuota(this.deps.db, job.account_id); // a failure may have given a unit back
+    if (kind === "prediction") forgetQuota(this.deps.db, job.account_id); // a failure may have given a unit back
     await this.deps.limits
-      .release(limitKeys.inflight(job.account_id), job.id)
+      .release(inflightKey(kind, job.account_id), job.id)
       .catch((err: unknown) => this.deps.log.warn({ err }, "could not release in-flight reservation"));
   }
 
@@ -264,10 +268,10 @@ export class JobService {
       }
     }
     const at = now().getTime();
-    for (const p of await listUnfinishedPredictions(db)) {
+    for (const p of await listUnfinishedJobs(db)) {
       // Restoring must not be refused by the limit itself: these jobs already exist.
       await limits.reserve(
-        limitKeys.inflight(p.account_id),
+        inflightKey(p.kind, p.account_id),
         p.id,
         Number.MAX_SAFE_INTEGER,
         this.reservationTtlMs,

@@ -21,6 +21,15 @@ export interface RenderRequest {
   tier: Account["tier"];
   /** Artifact bytes by object key: only what the presenter reads. */
   objects: Record<string, Uint8Array>;
+  /** Preview sizes and target of a status read with non-default sizes; the defaults when absent. */
+  sizes?: StatusSizes;
+}
+
+export interface StatusSizes {
+  maxRows: number;
+  maxSourceInfluenceRows: number;
+  maxColumns: number;
+  target: string | null;
 }
 
 export type RenderResponse =
@@ -72,10 +81,12 @@ const DEFAULTS = StatusQuery.parse({});
 
 async function render(req: RenderRequest): Promise<RenderResponse> {
   const account: Account = { id: req.row.account_id, name: "", tier: req.tier, apiKeyId: "" };
+  const sizes = req.sizes;
   const body = await presentPrediction(req.row, account, new PreloadedStore(req.objects), 0, {
-    maxRows: DEFAULTS.max_rows,
-    maxSourceInfluenceRows: DEFAULTS.max_source_influence_rows,
-    maxColumns: DEFAULTS.max_columns,
+    maxRows: sizes?.maxRows ?? DEFAULTS.max_rows,
+    maxSourceInfluenceRows: sizes?.maxSourceInfluenceRows ?? DEFAULTS.max_source_influence_rows,
+    maxColumns: sizes?.maxColumns ?? DEFAULTS.max_columns,
+    ...(sizes?.target ? { target: sizes.target } : {}),
     withResults: true,
   });
   // What the route's serializer does (fastify-type-provider-zod): encode, then JSON.stringify.

@@ -25,7 +25,7 @@ import type { Account, Tier } from "../db/accounts.ts";
 import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
-import type { RenderRequest, RenderResponse } from "./status-body-worker.ts";
+import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 
 const gzip = promisify(gzipCallback);
 
@@ -111,6 +111,19 @@ export class StatusDocuments {
     const served = await this.withLinks(p, account, doc, nowMs);
     if (served) doc.served = served;
     return served;
+  }
+
+  /**
+   * The status body of a completed prediction at other preview sizes (or with `?target=`),
+   * rendered by the same worker thread instead of on the event loop: eight such reads at once
+   * held /health for over half a second when they were built inline. Not stored (the sizes vary).
+   */
+  async serveAt(p: PredictionRow, account: Account, sizes: StatusSizes): Promise<ServedStatus | null> {
+    if (p.status !== "completed") return null;
+    const rendered = await this.render(p, account.tier, sizes);
+    if (!rendered) return null;
+    const doc: Loaded = { tier: account.tier, head: "", etag: rendered.etag, body: rendered.body };
+    return this.withLinks(p, account, doc, this.deps.now().getTime());
   }
 
   /**
@@ -215,7 +228,11 @@ export class StatusDocuments {
     return doc;
   }
 
-  private async render(p: PredictionRow, tier: Tier): Promise<{ body: Buffer; etag: string } | null> {
+  private async render(
+    p: PredictionRow,
+    tier: Tier,
+    sizes?: StatusSizes,
+  ): Promise<{ body: Buffer; etag: string } | null> {
     const files = p.result_files ?? {};
     const prefix = primaryPrefix(p);
     const objects: Record<string, Uint8Array> = {};
@@ -234,7 +251,7 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const res = await this.call({ row: p, tier, objects });
+    const res = await this.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;

@@ -6,14 +6,14 @@
  * inputs (failing the job releases them exactly once); only the temp directory is left to remove.
  * The key claim is released unless the accepted response was recorded under it.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { AppContext } from "../context.ts";
 import { consumeQuota, refundQuota } from "../db/accounts.ts";
 import { limitKeys } from "../limits/limit-store.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
+import { uploadsDir } from "./work-dirs.ts";
 
 export class SubmissionHolds {
   private readonly ctx: AppContext;
@@ -53,13 +53,19 @@ export class SubmissionHolds {
 
   /** Consumes one unit of the lifetime quota; false when it is used up. */
   async consumeQuota(defaultQuota: number): Promise<boolean> {
-    this.quota = await consumeQuota(this.ctx.db, this.accountId, defaultQuota);
+    this.quota = await consumeQuota(this.ctx.db, this.accountId, defaultQuota, {
+      submissionId: this.predictionId,
+      at: this.ctx.now(),
+    });
     return this.quota;
   }
 
   /** A fresh temp directory for the upload. */
   async tempDir(): Promise<string> {
-    this.dir = await mkdtemp(join(tmpdir(), "causeway-upload-"));
+    // Under the data directory's work folder, so a start after a crash finds and removes it.
+    const root = uploadsDir(this.ctx.config.dataDir);
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    this.dir = await mkdtemp(join(root, "upload-"));
     return this.dir;
   }
 
@@ -77,7 +83,7 @@ export class SubmissionHolds {
   async release(): Promise<void> {
     if (!this.ownedByRow) {
       if (this.quota)
-        await refundQuota(this.ctx.db, this.accountId).catch((err: unknown) =>
+        await refundQuota(this.ctx.db, this.accountId, this.predictionId).catch((err: unknown) =>
           this.log.error({ err }, "quota refund failed"),
         );
       if (this.inflight)

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { PredictionJobSpec, type PredictionInputs } from "@causeway/contract";
 import type { AppContext } from "../context.ts";
 import type { Account } from "../db/accounts.ts";
+import { settleQuotaCharge } from "../db/accounts.ts";
 import { insertPrediction } from "../db/jobs.ts";
 import {
   InflightLimit,
@@ -104,15 +105,7 @@ async function runSteps(
   const received = await receiveAndValidate(ctx, input, holds);
   const stored = await storeInputs(ctx, input, holds, received);
   stopIfGone(input.signal);
-  if (received.callbackUrl)
-    await subscribeWebhook(ctx.db, {
-      jobId: predictionId,
-      kind: "prediction",
-      accountId: input.account.id,
-      url: received.callbackUrl,
-      now: ctx.now(),
-    });
-  const spec = await recordPrediction(ctx, input, holds, predictionId, received.plan, stored);
+  const spec = await recordPrediction(ctx, input, holds, predictionId, received, stored);
   await enqueueJob(ctx, spec, input.trace, input.log);
   recordSubmission(received.plan.jobType, input.account.tier);
   return {
@@ -235,7 +228,7 @@ async function recordPrediction(
   input: SubmissionInput,
   holds: SubmissionHolds,
   predictionId: string,
-  plan: Plan,
+  { plan, callbackUrl }: Received,
   { inputPrefix, inputs }: Stored,
 ): Promise<PredictionJobSpec> {
   input.trace.startPhase("prediction.enqueue");
@@ -252,16 +245,29 @@ async function recordPrediction(
     // Opaque: no account, job id or structure visible in a presigned URL.
     output_prefix: `results/${randomBytes(16).toString("hex")}`,
   });
-  await insertPrediction(ctx.db, {
-    id: predictionId,
-    accountId: input.account.id,
-    jobType: plan.jobType,
-    target: plan.target,
-    label: plan.label,
-    modelVersion: plan.modelVersion,
-    spec,
-    inputPrefix,
-    now: ctx.now(),
+  // One transaction: a prediction row that cannot be written leaves no webhook row behind, and
+  // the row takes over the quota charge.
+  await ctx.db.tx(async (tx) => {
+    if (callbackUrl)
+      await subscribeWebhook(tx, {
+        jobId: predictionId,
+        kind: "prediction",
+        accountId: input.account.id,
+        url: callbackUrl,
+        now: ctx.now(),
+      });
+    await insertPrediction(tx, {
+      id: predictionId,
+      accountId: input.account.id,
+      jobType: plan.jobType,
+      target: plan.target,
+      label: plan.label,
+      modelVersion: plan.modelVersion,
+      spec,
+      inputPrefix,
+      now: ctx.now(),
+    });
+    await settleQuotaCharge(tx, predictionId);
   });
   holds.handToRow();
   return spec;

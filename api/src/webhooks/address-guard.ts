@@ -9,7 +9,10 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
-/** Loopback, private (RFC 1918, ULA), link-local, CGNAT, metadata and other non-public ranges. */
+/**
+ * Loopback, private (RFC 1918, ULA), link-local, CGNAT, metadata, documentation, benchmark,
+ * multicast and reserved ranges (IANA special-purpose registries).
+ */
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
@@ -19,17 +22,30 @@ for (const [net, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
   ["224.0.0.0", 4],
   ["240.0.0.0", 4],
 ] as const)
   BLOCKED.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // NAT64 local-use prefix (RFC 8215): translated by a local gateway, so never public.
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001:2::", 48],
+  ["2001:10::", 28],
+  ["2001:20::", 28],
+  ["2001:db8::", 32],
+  ["3fff::", 20],
+  ["5f00::", 16],
   ["fc00::", 7],
   ["fe80::", 10],
+  // Site-local (deprecated by RFC 3879, still routed inside some networks).
+  ["fec0::", 10],
   ["ff00::", 8],
   ["fd00:ec2::254", 128],
 ] as const)
@@ -61,25 +77,81 @@ function allowList(policy: WebhookPolicy): { names: Set<string>; nets: BlockList
   return { names, nets };
 }
 
-function embeddedIpv4(address: string): string | null {
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return null;
-  const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/**
+ * The eight 16-bit groups of an IPv6 address in any textual form (compressed, with a trailing
+ * dotted IPv4 part, with a zone), or null. Hand-written: node:net validates and BlockList
+ * matches prefixes, but neither exposes the groups, which the embedded-IPv4 forms need.
+ */
+export function ipv6Groups(address: string): number[] | null {
+  const text = address.replace(/%.*$/, "");
+  if (isIP(text) !== 6) return null;
+  let body = text;
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    // "::ffff:" → "::ffff"; a trailing "::" stays the compression.
+    body = dotted[1]!.endsWith("::") ? dotted[1]! : dotted[1]!.slice(0, -1);
+  }
+  const halves = body.split("::");
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((h) => parseInt(h, 16)));
+  const head = parse(halves[0]!);
+  const rest = halves.length > 1 ? parse(halves[1]!) : [];
+  const missing = 8 - tail.length - head.length - rest.length;
+  const groups = [
+    ...head,
+    ...(halves.length > 1 ? new Array<number>(missing).fill(0) : []),
+    ...rest,
+    ...tail,
+  ];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : null;
+}
+
+const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries or translates to: IPv4-mapped (::ffff:0:0/96),
+ * IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 well-known (64:ff9b::/96),
+ * 6to4 (2002::/16) and Teredo (2001::/32: the server and the obfuscated client address).
+ */
+export function embeddedIpv4(groups: readonly number[]): string[] {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
+  if (zeroTo(5) && g5 === 0xffff) return [v4(g6, g7)];
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return [v4(g6, g7)];
+  if (zeroTo(6)) return [v4(g6, g7)];
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return [v4(g6, g7)];
+  if (g0 === 0x2002) return [v4(g1, g2)];
+  if (g0 === 0x2001 && g1 === 0) return [v4(g2, g3), v4(~g6 & 0xffff, ~g7 & 0xffff)];
+  return [];
 }
 
 /** Whether an address is outside every public range. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return BLOCKED.check(address, "ipv4");
-  if (family !== 6) return true;
-  // IPv4-mapped and NAT64 addresses are checked as the IPv4 address they carry (node's BlockList
-  // would otherwise match every IPv4 rule against them, or none).
-  const v4 = embeddedIpv4(address);
-  if (v4) return BLOCKED.check(v4, "ipv4");
-  return BLOCKED.check(address, "ipv6");
+  const groups = ipv6Groups(address);
+  if (!groups) return true;
+  // Forms that embed or translate to an IPv4 address are refused when that address is.
+  if (embeddedIpv4(groups).some((a) => BLOCKED.check(a, "ipv4"))) return true;
+  // ::/96 (unspecified, loopback, the deprecated IPv4-compatible form) is never routable. These
+  // prefixes are matched here, not in BLOCKED: node's BlockList matches an IPv4 address against
+  // IPv6 rules as its IPv4-mapped form, so ::ffff:0:0/96 there would block every IPv4 address.
+  if (groups.slice(0, 6).every((g) => g === 0)) return true;
+  const canonical = groups.map((g) => g.toString(16)).join(":");
+  return BLOCKED.check(canonical, "ipv6");
 }
 
 /** Throws WebhookAddressRefused unless `host` resolving to `address` is allowed. */

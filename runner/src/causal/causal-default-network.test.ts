@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
 import { defaultModel } from "../../test/fixtures/model/default-model.ts";
 import { readCase } from "../validation/known-answers.ts";
+import { JobFailure } from "@causeway/contract";
 import { causalAnalysis } from "./causal-analysis.ts";
+import { DEFAULT_PATH_SEARCH_BUDGET, enumeratePaths } from "./paths.ts";
 import { intermediaryProteins } from "./intermediaries.ts";
 
 describe("causal analysis on the default network (model.md §10.3–10.4)", async () => {
@@ -55,5 +57,40 @@ describe("causal analysis on the default network (model.md §10.3–10.4)", asyn
       path_logFC: null,
     });
     expect(res.paths[0]!.deg_logFC).toBeCloseTo(c.logFC.get("IRF1")!, 12);
+  });
+
+  it("stops a search beyond its work budget with path_search_too_large instead of exhausting the heap", async () => {
+    const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", model.symbols);
+    const started = performance.now();
+    let failure: unknown;
+    try {
+      // The attack run's parameters: 12 nodes, p ≥ 1e-300 (unbounded without the budget).
+      causalAnalysis({
+        model,
+        target: "STAT1|PROTEIN",
+        degs: c.degs,
+        topNCausalDegs: 100_000,
+        minPathProbability: 1e-300,
+        maxPathLength: 12,
+      });
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure).toBeInstanceOf(JobFailure);
+    expect((failure as JobFailure).code).toBe("path_search_too_large");
+    expect((failure as JobFailure).message).toMatch(/min_path_probability/);
+    // Bounded work: well under the time a heap exhaustion took (8 s), on a loaded machine too.
+    expect(performance.now() - started).toBeLessThan(6000);
+  });
+
+  it("leaves the default thresholds far inside the budget", async () => {
+    const t = model.nodeIndex("STAT1|PROTEIN", "PROTEIN");
+    const all = new Set<number>();
+    const small = {
+      edgeSteps: DEFAULT_PATH_SEARCH_BUDGET.edgeSteps / 100,
+      heldPaths: DEFAULT_PATH_SEARCH_BUDGET.heldPaths / 100,
+    };
+    // 1% of the budget is enough for the defaults (L = 6, p ≥ 1e-4).
+    expect(() => enumeratePaths(model, t, all, 1e-4, 6, small)).not.toThrow();
   });
 });

@@ -40,6 +40,35 @@ export interface PathOptions {
   modality?: -1 | 1;
 }
 
+/**
+ * How much work one path search may do. The search is exponential in `max_path_length` and in
+ * 1/`min_path_probability`; without a bound a request with loose thresholds runs until the
+ * process exhausts its heap. `edgeSteps` bounds the time (out-edges examined), `heldPaths` the
+ * memory (prefixes waiting on the stack plus paths recorded; ~150 bytes each, so the default is
+ * under 100 MB). The default thresholds need a few thousand expansions on the default
+ * interactome, far below either bound; reaching one fails the job with `path_search_too_large`
+ * (non-billable) in about a second instead of a heap exhaustion minutes later.
+ */
+export interface PathSearchBudget {
+  edgeSteps: number;
+  heldPaths: number;
+}
+
+export const DEFAULT_PATH_SEARCH_BUDGET: PathSearchBudget = { edgeSteps: 40_000_000, heldPaths: 500_000 };
+
+function budgetExceeded(
+  what: string,
+  budget: PathSearchBudget,
+  maxPathLength: number,
+  minP: number,
+): JobFailure {
+  return new JobFailure(
+    "path_search_too_large",
+    `The causal path search needs more work than the service allows (max_path_length ${maxPathLength}, min_path_probability ${minP}). Raise min_path_probability or lower max_path_length.`,
+    `${what} budget reached (edge steps ${budget.edgeSteps}, held paths ${budget.heldPaths})`,
+  );
+}
+
 /** A path recorded by the search: global node indices and its probability. */
 interface RecordedPath {
   nodes: number[];
@@ -56,15 +85,22 @@ export function enumeratePaths(
   impacted: ReadonlySet<number>,
   minPathProbability: number,
   maxPathLength: number,
+  budget: PathSearchBudget = DEFAULT_PATH_SEARCH_BUDGET,
 ): { paths: RecordedPath[]; expansions: number } {
   const { indptr, indices, data } = model.graph.p;
   const isRna = model.graph.isRna;
   const paths: RecordedPath[] = [];
   const stack: { v: number; prefix: number[]; p: number }[] = [{ v: target, prefix: [target], p: 1 }];
   let expansions = 0;
+  let steps = 0;
   while (stack.length > 0) {
     const { v, prefix, p } = stack.pop()!;
     expansions++;
+    steps += indptr[v + 1]! - indptr[v]!;
+    if (steps > budget.edgeSteps)
+      throw budgetExceeded("edge-step", budget, maxPathLength, minPathProbability);
+    if (stack.length + paths.length > budget.heldPaths)
+      throw budgetExceeded("held-path", budget, maxPathLength, minPathProbability);
     for (let k = indptr[v]!; k < indptr[v + 1]!; k++) {
       const w = indices[k]!;
       const pw = p * data[k]!;
@@ -106,6 +142,7 @@ export function causalPaths(
   target: string,
   impacted: readonly DegInfluence[],
   options: PathOptions,
+  budget: PathSearchBudget = DEFAULT_PATH_SEARCH_BUDGET,
 ): { rows: CausalPathRow[]; expansions: number } {
   const t = model.nodeIndex(target, "PROTEIN");
   if (t < 0)
@@ -123,6 +160,7 @@ export function causalPaths(
     new Set(byNode.keys()),
     options.minPathProbability,
     options.maxPathLength,
+    budget,
   );
   const damping = 1 - model.alpha;
   const modality = options.modality ?? -1;

@@ -55,7 +55,7 @@ const SMALL = "max_rows=10&max_source_influence_rows=10&max_columns=10";
 
 const load = async <T>(path: string): Promise<T> => (await import(join(ROOT, path))) as T;
 
-interface Api {
+export interface Api {
   url: string;
   ctx: Context;
   /** A second app on the same context with the edge limit off. */
@@ -63,7 +63,7 @@ interface Api {
   close(): Promise<void>;
 }
 
-async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
+export async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
   const { buildApp, REDACT_PATHS } = await load<AppModule>("api/src/app.ts");
   const { loadConfig } = await load<ConfigModule>("api/src/config.ts");
   const { createContext, closeContext } = await load<ContextModule>("api/src/create-context.ts");
@@ -238,7 +238,11 @@ class RssSampler {
   }
 }
 
-async function submit(api: Api, key: string, jobType: "target_id" | "target_validation"): Promise<string> {
+export async function submit(
+  api: Api,
+  key: string,
+  jobType: "target_id" | "target_validation",
+): Promise<string> {
   const form = new FormData();
   form.set("dataset_control", new Blob([await readFile(join(SPLIT, "control.h5ad"))]), "control.h5ad");
   form.set("dataset_pert", new Blob([await readFile(join(SPLIT, "perturbed.h5ad"))]), "perturbed.h5ad");
@@ -254,7 +258,7 @@ async function submit(api: Api, key: string, jobType: "target_id" | "target_vali
   return ((await res.json()) as { prediction_id: string }).prediction_id;
 }
 
-async function waitDone(api: Api, key: string, id: string): Promise<void> {
+export async function waitDone(api: Api, key: string, id: string): Promise<void> {
   for (;;) {
     const res = await fetch(
       `${api.url}/v1/predictions/${id}?max_rows=1&max_source_influence_rows=1&max_columns=1`,
@@ -269,7 +273,7 @@ async function waitDone(api: Api, key: string, id: string): Promise<void> {
   }
 }
 
-async function account(api: Api, tier: "internal" | "external"): Promise<string> {
+export async function account(api: Api, tier: "internal" | "external"): Promise<string> {
   const { createAccount } = await load<AccountsModule>("api/src/db/accounts.ts");
   return (await createAccount(api.ctx.db, { name: `bench-${tier}`, tier })).apiKey;
 }
@@ -319,8 +323,8 @@ async function cliJob(out: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
-const row = (
+export const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+export const row = (
   name: string,
   measured: string,
   reference: string,

@@ -4,7 +4,10 @@
  * in a cluster, ingress must not route /internal/ (the chart's NetworkPolicy admits runner
  * pods only). Authenticated with the per-job HMAC key derived from the server secret
  * (contract verifyCallback over `timestamp.rawBody`, ±300 s); the raw body is verified before
- * it is parsed. Forged and stale callbacks are 401 and write nothing.
+ * it is parsed. Forged and stale callbacks are 401 and write nothing. Exempt from the edge
+ * limit, it has its own: `CAUSEWAY_CALLBACK_RATE_LIMIT` requests per minute per client address
+ * (429 rate_limited + Retry-After), counted before the signature is checked, so a flood of
+ * forged callbacks costs one counter each. A job reports a few dozen times at most.
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -16,7 +19,8 @@ import {
   verifyCallback,
 } from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
-import { NotFound, RequestValidationError, Unauthorized, zodItems } from "../../errors.ts";
+import { NotFound, RateLimited, RequestValidationError, Unauthorized, zodItems } from "../../errors.ts";
+import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
 import { recordCallback } from "../../observability/metrics.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
@@ -31,6 +35,22 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
         done(null, body);
       },
     );
+    scope.addHook("onRequest", async (request, reply) => {
+      const hit = await ctx.limits
+        .hit(limitKeys.callback(request.ip), ctx.config.limits.callbackRateLimit, 60_000, ctx.now().getTime())
+        .catch((err: unknown) => {
+          if (!(err instanceof LimitStoreUnavailable)) throw err;
+          return { allowed: true, retryAfterSeconds: 0 }; // fails open like the other rate limits
+        });
+      if (!hit.allowed) {
+        const err = new RateLimited();
+        return reply
+          .code(429)
+          .header("x-service-error-code", "rate_limited")
+          .header("retry-after", String(hit.retryAfterSeconds))
+          .send({ detail: err.message });
+      }
+    });
     scope.post<{ Params: { kind: string; job_id: string }; Body: string }>(
       CALLBACK_ROUTE,
       { schema: { hide: true } },

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { ARTIFACTS } from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
-import { getCausalAnalysis, getPrediction, listCausalAnalyses } from "../../db/jobs.ts";
+import { getPrediction, listCausalAnalyses } from "../../db/jobs.ts";
 import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { NotFound } from "../../errors.ts";
 import {
@@ -15,7 +15,11 @@ import {
 } from "../../schemas/causal.ts";
 import { CausalAnalysisIdParams, ErrorBody, PngResponse, commonErrors } from "../../schemas/common.ts";
 import { readArtifactOr500 } from "../../services/artifacts.ts";
-import { createCausalAnalysis } from "../../services/causal-analysis.ts";
+import {
+  analysesHiddenFrom,
+  createCausalAnalysis,
+  visibleCausalAnalysis,
+} from "../../services/causal-analysis.ts";
 import { presentCausalAnalysis } from "../../services/present.ts";
 import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
 import { BodyFingerprint, pathOf } from "./request-fingerprint.ts";
@@ -77,6 +81,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
       const account = request.account!;
       const p = await getPrediction(ctx.db, account.id, request.query.prediction_id);
       if (!p) throw new NotFound();
+      if (analysesHiddenFrom(account, p)) return { items: [] };
       const rows = await listCausalAnalyses(ctx.db, account.id, p.id);
       return { items: rows.map((c) => ({ causal_analysis_id: c.id, target: c.target, status: c.status })) };
     },
@@ -93,7 +98,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
       },
     },
     async (request) => {
-      const c = await getCausalAnalysis(ctx.db, request.account!.id, request.params.causal_analysis_id);
+      const c = await visibleCausalAnalysis(ctx, request.account!, request.params.causal_analysis_id);
       if (!c) throw new NotFound();
       return presentCausalAnalysis(c, ctx.store, ctx.config.presignTtlSeconds);
     },
@@ -110,7 +115,7 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
       },
     },
     async (request, reply) => {
-      const c = await getCausalAnalysis(ctx.db, request.account!.id, request.params.causal_analysis_id);
+      const c = await visibleCausalAnalysis(ctx, request.account!, request.params.causal_analysis_id);
       if (!c || c.status !== "completed") throw new NotFound();
       const png = await readArtifactOr500(ctx.store, c.result_files, ARTIFACTS.causalGraph);
       if (!png) throw new NotFound();

@@ -15,7 +15,11 @@ let t: TestApp;
 let key: string;
 let done: string;
 beforeAll(async () => {
-  t = await buildTestApp({ CAUSEWAY_INFLIGHT_LIMIT: "1000", CAUSEWAY_RATE_LIMIT: "100000" });
+  t = await buildTestApp({
+    CAUSEWAY_INFLIGHT_LIMIT: "1000",
+    CAUSEWAY_RATE_LIMIT: "100000",
+    CAUSEWAY_CAUSAL_INFLIGHT_LIMIT: "1000",
+  });
   key = (await t.account("internal")).key;
   done = await submit(t, key);
   await completeJob(t, "prediction", done, validationArtifacts());

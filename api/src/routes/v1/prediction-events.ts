@@ -5,13 +5,15 @@
  * prediction is the same 404 as a missing one. A comment line every `heartbeatMs` keeps
  * proxies from closing an idle stream; the stream closes after the terminal event, when the
  * client goes away, and when the server shuts down. `Last-Event-ID` resumes: the current
- * state is sent again, with ids continuing after the client's last one.
+ * state is sent again, with ids continuing after the client's last one. One API key holds at
+ * most `CAUSEWAY_MAX_EVENT_STREAMS_PER_KEY` open streams per server process (429 rate_limited
+ * with Retry-After beyond).
  */
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../../context.ts";
-import { NotFound } from "../../errors.ts";
+import { NotFound, TooManyStreams, withRetryAfter } from "../../errors.ts";
 import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
 import { openPredictionEvents, type PredictionEvent } from "../../services/prediction-events.ts";
 
@@ -46,6 +48,9 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
   const r = app.withTypeProvider<ZodTypeProvider>();
   // Open streams end when the server closes: app.close() waits for every open connection.
   const open = new Set<AbortController>();
+  // Open streams per API key in this process: each holds a socket and a subscription.
+  const perKey = new Map<string, number>();
+  const maxPerKey = ctx.config.limits.maxEventStreamsPerKey;
   app.addHook("preClose", async () => {
     for (const c of open) c.abort();
   });
@@ -63,6 +68,9 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
       },
     },
     async (request, reply) => {
+      const keyId = request.account!.apiKeyId;
+      const held = perKey.get(keyId) ?? 0;
+      if (held >= maxPerKey) throw withRetryAfter(new TooManyStreams(), 5);
       const stop = new AbortController();
       const events = await openPredictionEvents(
         ctx,
@@ -72,6 +80,7 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
       );
       if (!events) throw new NotFound();
       open.add(stop);
+      perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -92,6 +101,9 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
       } finally {
         clearInterval(heartbeat);
         open.delete(stop);
+        const left = (perKey.get(keyId) ?? 1) - 1;
+        if (left > 0) perKey.set(keyId, left);
+        else perKey.delete(keyId);
         stop.abort();
         res.end();
       }

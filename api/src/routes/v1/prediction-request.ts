@@ -18,6 +18,7 @@ import type { IdempotentRequest } from "../../services/idempotency.ts";
 import { MAX_DEGS } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
+import { assertCleanText, textProblem } from "../../plugins/text-guard.ts";
 
 const TEXT_FIELDS = new Set([
   "degs",
@@ -47,6 +48,11 @@ const TEXT_FIELDS = new Set([
 export interface UploadLimits {
   maxFileBytes: number;
   maxFieldBytes: number;
+  /**
+   * All text parts together. Text is held in memory (busboy buffers a field whole), files are
+   * not: without this cap 20,000 `degs` parts of one field cap each were gigabytes of strings.
+   */
+  maxTextBytes: number;
 }
 
 const isFileField = (name: string): name is FileField => (FILE_FIELDS as readonly string[]).includes(name);
@@ -94,6 +100,7 @@ export async function receiveUpload(
   // Parts sent as application/json arrive parsed (@fastify/multipart); others as text.
   const degParts: unknown[] = [];
   let otherTextParts = 0;
+  let textBytes = 0;
   try {
     for await (const part of parts) {
       if (part.type === "file") {
@@ -104,6 +111,11 @@ export async function receiveUpload(
         if (out.files[part.fieldname]) {
           part.file.resume();
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
+        }
+        const nameProblem = part.filename === undefined ? null : textProblem(part.filename);
+        if (nameProblem) {
+          part.file.resume();
+          throw invalid(["body", part.fieldname], `the file name ${nameProblem}`, "string_invalid_text");
         }
         const path = dir === null ? "" : join(dir, `${part.fieldname}.h5ad`);
         await pipeline(
@@ -121,6 +133,11 @@ export async function receiveUpload(
       } else {
         if (part.valueTruncated)
           throw tooLarge(`The field ${part.fieldname} exceeds ${limits.maxFieldBytes} bytes.`);
+        // Before anything serializes it: a part sent as application/json may be nested too deep.
+        assertCleanText(part.value, ["body", part.fieldname]);
+        textBytes += rawBytes(part.value);
+        if (textBytes > limits.maxTextBytes)
+          throw tooLarge(`The text fields of the form exceed ${limits.maxTextBytes} bytes together.`);
         const value = typeof part.value === "string" ? part.value : JSON.stringify(part.value);
         if (part.fieldname === "degs") {
           fingerprint.field(part.fieldname, value);
@@ -166,6 +183,14 @@ export function idempotentUpload(
       },
     },
   };
+}
+
+/**
+ * Bytes a text part took: a string's UTF-8 length; a part sent as application/json arrives
+ * parsed, and its serialization is a close measure of what was sent.
+ */
+function rawBytes(value: unknown): number {
+  return Buffer.byteLength(typeof value === "string" ? value : (JSON.stringify(value) ?? ""), "utf8");
 }
 
 function mapMultipartError(err: unknown, limits: UploadLimits): unknown {

@@ -142,9 +142,20 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const p = await getPrediction(ctx.db, account.id, request.params.prediction_id);
       if (!p) throw new NotFound();
       const q = request.query;
-      if (p.status === "completed" && isDefaultStatusQuery(q, STATUS_DEFAULTS)) {
-        const stored = await ctx.statusDocuments.serve(p, account);
-        if (stored) return sendStoredStatus(request, reply, stored);
+      if (p.status === "completed") {
+        // Large bodies are built off the event loop (status-body worker); small previews are
+        // cheaper inline from ranged reads. null falls back to inline.
+        const served = isDefaultStatusQuery(q, STATUS_DEFAULTS)
+          ? await ctx.statusDocuments.serve(p, account)
+          : isSmallPreview(q)
+            ? null
+            : await ctx.statusDocuments.serveAt(p, account, {
+                maxRows: q.max_rows,
+                maxSourceInfluenceRows: q.max_source_influence_rows,
+                maxColumns: q.max_columns,
+                target: q.target ?? null,
+              });
+        if (served) return sendStoredStatus(request, reply, served);
       }
       return presentPrediction(p, account, ctx.store, ctx.config.presignTtlSeconds, {
         maxRows: q.max_rows,
@@ -156,4 +167,16 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
       });
     },
   );
+}
+
+/**
+ * A preview small enough to build on the event loop from ranged reads (well under a
+ * millisecond of work): at most 1,000 result rows and 100,000 influence cells.
+ */
+function isSmallPreview(q: {
+  max_rows: number;
+  max_source_influence_rows: number;
+  max_columns: number;
+}): boolean {
+  return q.max_rows <= 1000 && q.max_source_influence_rows * q.max_columns <= 100_000;
 }

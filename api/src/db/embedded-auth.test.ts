@@ -1,0 +1,56 @@
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADDRESS_FILE, findRunningServer, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded.ts";
+
+let dir: string;
+let db: EmbeddedPostgres;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "causeway-embedded-auth-"));
+  db = await startEmbeddedPostgres({ dataDir: dir, maxConnections: 4 });
+}, 120_000);
+afterAll(async () => {
+  await db?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const query = async (password: string | undefined) => {
+  const client = new pg.Client({
+    host: db.host,
+    port: db.port,
+    user: "postgres",
+    database: "postgres",
+    password,
+  });
+  try {
+    await client.connect();
+    return (await client.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one;
+  } finally {
+    await client.end().catch(() => {});
+  }
+};
+
+describe("the embedded database socket", () => {
+  it("refuses a connection without the password or with a wrong one (28P01)", async () => {
+    await expect(query("wrong")).rejects.toMatchObject({ code: "28P01" });
+    await expect(query("")).rejects.toThrow();
+    await expect(query(undefined)).rejects.toThrow();
+  });
+
+  it("admits the password from the data directory's pglite.json (mode 0600), and only that file holds it", async () => {
+    const file = join(dir, ADDRESS_FILE);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const address = JSON.parse(await readFile(file, "utf8")) as { password: string };
+    expect(address.password).toBe(db.password);
+    expect(address.password.length).toBeGreaterThanOrEqual(32);
+    expect((await findRunningServer(dir))?.password).toBe(db.password);
+    expect(await query(address.password)).toBe(1);
+  });
+
+  it("carries many queries and concurrent clients once authenticated", async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, () => query(db.password)));
+    expect(results).toEqual([1, 1, 1, 1]);
+  });
+});
