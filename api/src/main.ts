@@ -1,6 +1,7 @@
 /**
  * The server: `npm start`. Reads the configuration, builds the context (embedded or
- * production parts), imports the configured model on first start, and serves until SIGTERM /
+ * production parts), listens, imports the configured model versions in the background (their
+ * progress on GET /readyz/models), and serves until SIGTERM /
  * SIGINT, when close-with-grace stops accepting requests (/readyz turns 503), lets in-flight
  * requests finish, stops local runners and closes the database.
  */
@@ -9,7 +10,6 @@ import pino from "pino";
 import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
-import { ensureConfiguredModels } from "./services/models.ts";
 import type { ResumableJob } from "./services/jobs.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
@@ -28,7 +28,6 @@ const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
 const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
-  await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
   resumable = await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
   logger.fatal({ err }, "start-up failed");
@@ -66,5 +65,7 @@ logger.info(
   },
   `causeway API listening on ${where}`,
 );
+// After listen: model versions import in the background (GET /readyz/models); jobs for one wait for it.
+void ctx.modelImports?.start();
 // After listen: the resumed runners report through the callback route.
 await ctx.jobs.resume(resumable);

@@ -37,6 +37,8 @@ export interface RunnerPieces {
     scoring: ScoringVersion;
     store: ObjectStore;
     onProgress?: (message: string) => void;
+    /** A machine-wide bundle cache (model-bundle-cache.ts); none when unset. */
+    cacheDir?: string;
   }): Promise<unknown>;
   intermediaryProteins(
     rows: PathRow[],
@@ -73,16 +75,36 @@ export const runnerPieces: RunnerPieces = {
     const m: typeof ModelModule = await import("@causeway/runner/model");
     const { importOptionsFor }: typeof ScoringModule = await import("@causeway/runner/scoring");
     const log = options.onProgress;
-    return m.importModel({
-      networkPath: options.networkPath,
-      hgncDir: options.hgncDir,
-      version: options.version,
-      store: options.store,
-      ...importOptionsFor(options.scoring),
-      ...(log
-        ? { onProgress: (done: number, total: number) => log(`model import: ${done}/${total} column blocks`) }
-        : {}),
-    });
+    const importOptions = importOptionsFor(options.scoring);
+    const importNow = () =>
+      m.importModel({
+        networkPath: options.networkPath,
+        hgncDir: options.hgncDir,
+        version: options.version,
+        store: options.store,
+        ...importOptions,
+        ...(log
+          ? {
+              onProgress: (done: number, total: number) =>
+                log(`model import: ${done}/${total} column blocks`),
+            }
+          : {}),
+      });
+    if (!options.cacheDir) return importNow();
+    const bundleKey = await m.bundleCacheKey(options.networkPath, options.hgncDir, importOptions.walk);
+    const { withBundleCache } = await import("./services/model-bundle-cache.ts");
+    return withBundleCache(
+      {
+        dir: options.cacheDir,
+        bundleKey,
+        version: options.version,
+        scoring: options.scoring,
+        store: options.store,
+        manifestFile: m.MANIFEST_FILE,
+        log,
+      },
+      importNow,
+    );
   },
   async intermediaryProteins(rows, options) {
     const c: typeof CausalModule = await import("@causeway/runner/causal");

@@ -13,11 +13,19 @@ import { getDefaultModel, getModel, registerModel, setDefaultModel } from "../db
 import type { RunnerPieces } from "../runner-pieces.ts";
 import { manifestBytes, recordModelBuild } from "../observability/metrics.ts";
 
-type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
+export type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
 
 export async function importAndRegisterModel(
   deps: ModelDeps,
-  m: { networkPath: string; hgncDir: string; version: string; scoring: ScoringVersion; makeDefault: boolean },
+  m: {
+    networkPath: string;
+    hgncDir: string;
+    version: string;
+    scoring: ScoringVersion;
+    makeDefault: boolean;
+    /** The machine-wide bundle cache, if any (model-bundle-cache.ts). */
+    cacheDir?: string;
+  },
   log: (message: string) => void,
 ): Promise<"imported" | "exists"> {
   if (await getModel(deps.db, m.version)) {
@@ -33,6 +41,7 @@ export async function importAndRegisterModel(
     scoring: m.scoring,
     store: deps.store,
     onProgress: log,
+    cacheDir: m.cacheDir,
   });
   recordModelBuild((performance.now() - started) / 1000, manifestBytes(manifest));
   await registerModel(deps.db, m.version, manifest ?? {}, m.makeDefault);
@@ -49,14 +58,18 @@ export async function ensureConfiguredModels(
   models: ConfiguredModels,
   log: (message: string) => void,
 ): Promise<void> {
-  const { networkPath, hgncDir } = models;
+  const { networkPath, hgncDir, cacheDir } = models;
   if (!networkPath || !hgncDir) {
     if (!(await getDefaultModel(deps.db)))
       log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
     return;
   }
   for (const { version, scoring } of models.versions) {
-    await importAndRegisterModel(deps, { networkPath, hgncDir, version, scoring, makeDefault: false }, log);
+    await importAndRegisterModel(
+      deps,
+      { networkPath, hgncDir, version, scoring, makeDefault: false, cacheDir },
+      log,
+    );
   }
   const chosen =
     models.defaultVersion ?? (await getDefaultModel(deps.db))?.version ?? models.versions[0]?.version;
