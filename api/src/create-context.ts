@@ -28,6 +28,7 @@ import { openDatabase } from "./context/open-database.ts";
 import { openLimitStore } from "./context/open-limit-store.ts";
 import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
 import { ModelImports } from "./services/model-imports.ts";
+import { importModelInChild } from "./services/model-import-child.ts";
 import { gateOnModelImports, ModelGate } from "./dispatch/model-gate.ts";
 
 export interface ContextOverrides {
@@ -110,7 +111,8 @@ export async function createContext(
   });
   // Start-up imports run in the background (main.ts starts them); jobs for a pending version wait.
   const runner = o.runner ?? runnerPieces;
-  const modelImports = new ModelImports({ db, store, runner }, config.model, (m) => log.info(m));
+  const importer = o.runner ? runner : { ...runner, importModel: importModelInChild(config.storage) };
+  const modelImports = new ModelImports({ db, store, runner: importer }, config.model, (m) => log.info(m));
   if (!o.dispatcher)
     dispatcher = gateOnModelImports(dispatcher, { imports: modelImports, db, jobs, events, log });
   const webhooks = new WebhookDeliverer({

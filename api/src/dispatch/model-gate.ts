@@ -51,10 +51,8 @@ export class ModelGate implements Dispatcher {
           await this.o.onFailed(spec, err instanceof Error ? err.message : String(err));
         }
       },
-      (err: unknown) =>
-        this.closed
-          ? undefined
-          : this.o.onFailed(spec, `model version ${version} could not be imported: ${String(err)}`),
+      () =>
+        this.closed ? undefined : this.o.onFailed(spec, `model version ${version} could not be imported`),
     );
   }
 

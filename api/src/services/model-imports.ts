@@ -13,6 +13,9 @@ import { importAndRegisterModel, type ModelDeps } from "./models.ts";
 /** The processing step of a job waiting for its model version's import. */
 export const WAITING_FOR_MODEL_STEP = "waiting_for_model";
 
+/** Progress lines the readiness route may show (counts only). */
+const PROGRESS = /^model import: \d+\/\d+ column blocks$/;
+
 export type ImportState = "waiting" | "importing" | "ready" | "failed";
 
 /** One version's import as `GET /readyz/models` shows it. */
@@ -73,6 +76,7 @@ export class ModelImports {
       this.models.defaultVersion ?? (await getDefaultModel(this.deps.db))?.version ?? this.chosenDefault;
     for (const entry of this.entries.values()) {
       entry.state = "importing";
+      entry.message = "started";
       const started = performance.now();
       try {
         const result = await importAndRegisterModel(
@@ -86,7 +90,8 @@ export class ModelImports {
             cacheDir,
           },
           (message) => {
-            entry.message = message;
+            // The route is public: it shows progress counts, never the log's file paths.
+            if (PROGRESS.test(message)) entry.message = message;
             this.log(message);
           },
         );
@@ -99,10 +104,11 @@ export class ModelImports {
         this.log(`model ${entry.version}: ${entry.message}`);
         entry.settle();
       } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
         entry.state = "failed";
-        entry.message = err instanceof Error ? err.message : String(err);
-        this.log(`model ${entry.version}: import failed: ${entry.message}`);
-        entry.settle(err instanceof Error ? err : new Error(entry.message));
+        entry.message = "import failed (the server log says why)";
+        this.log(`model ${entry.version}: import failed: ${reason}`);
+        entry.settle(err instanceof Error ? err : new Error(reason));
       }
     }
   }

@@ -1,0 +1,14 @@
+const t0 = performance.now();
+const lap = (m) => console.log(m, ((performance.now() - t0) / 1000).toFixed(2));
+await import("../api/src/config.ts"); lap("config");
+await import("../api/src/create-context.ts"); lap("create-context module");
+await import("../api/src/app.ts"); lap("app module");
+const { loadConfig } = await import("../api/src/config.ts");
+const { createContext } = await import("../api/src/create-context.ts");
+const pino = (await import("pino")).default;
+const cfg = loadConfig({ ...process.env, CAUSEWAY_DATA_DIR: "/tmp/cw-22-phase", PORT: "8123" });
+const ctx = await createContext(cfg, pino({ level: "silent" })); lap("createContext");
+const { buildApp } = await import("../api/src/app.ts");
+const app = await buildApp(ctx, {}); lap("buildApp");
+await app.listen({ port: 8123, host: "127.0.0.1" }); lap("listen");
+await app.close(); process.exit(0);
