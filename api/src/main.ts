@@ -1,6 +1,6 @@
 /**
  * The server: `npm start`. Reads the configuration, builds the context (embedded or
- * production parts), listens, imports the configured model versions in the background (their
+ * production parts) behind a port that answers /health at once, imports the configured model versions in the background (their
  * progress on GET /readyz/models), and serves until SIGTERM /
  * SIGINT, when close-with-grace stops accepting requests (/readyz turns 503), lets in-flight
  * requests finish, stops local runners and closes the database.
@@ -13,6 +13,7 @@ import { closeContext, createContext } from "./create-context.ts";
 import type { ResumableJob } from "./services/jobs.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { initTracing } from "@causeway/contract/telemetry";
+import { listenEarly } from "./startup/early-listen.ts";
 
 let config: Config;
 try {
@@ -25,6 +26,8 @@ try {
 // Before anything that could start a span; a no-op unless OTEL_* ask for traces.
 const tracing = await initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
+// Listen first (/health answers while the database starts); the app takes the port over below.
+const early = await listenEarly(config.port, config.host);
 const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
@@ -43,12 +46,17 @@ closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   else logger.info({ signal }, "shutting down");
   app.appState.closing = true;
   await app.close();
+  await early.close();
   await closeContext(ctx);
   await tracing.shutdown();
 });
 
-await app.listen({ port: config.port, host: config.host });
-const bound = app.server.address();
+await app.ready();
+early.serve(app.routing, {
+  requestTimeoutMs: config.requestTimeoutSeconds * 1000,
+  keepAliveTimeoutMs: 65_000,
+});
+const bound = early.server.address();
 const port = bound !== null && typeof bound === "object" ? bound.port : config.port;
 // 0.0.0.0 and :: are every interface, not an address a client can use: say so.
 const where =
