@@ -74,6 +74,7 @@ export async function withBundleCache(
         `model ${e.version}: cached bundle unusable (${err instanceof Error ? err.message : String(err)})`,
       );
       await e.store.deletePrefix(prefix);
+      await rm(dir, { recursive: true, force: true });
     }
   }
   const manifest = await importNow();

@@ -68,11 +68,14 @@ export async function listenEarly(port: number, host: string): Promise<EarlyServ
           res,
           503,
           { detail: "The service is temporarily unavailable; retry later." },
-          { "x-service-error-code": "service_unavailable", "retry-after": "5" },
+          { "x-service-error-code": "service_unavailable", "retry-after": "5", connection: "close" },
         );
       return new Promise((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // Keep-alive connections that finish a response after this point would hold close() for
+        // the keep-alive timeout; in-flight requests have had the app's grace period already.
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
     },
   };
