@@ -109,7 +109,7 @@ describe("ModelImports", () => {
     expect(res.statusCode).toBe(422);
   });
 
-  it("a failed import fails the jobs waiting for it, not billable, and the route says failed", async () => {
+  it("a failed import fails the jobs waiting for it and the route says failed", async () => {
     const { app, runner, imports } = await setup([{ version: "v9", scoring: "v2" }]);
     const { key } = await app.account("internal");
     void imports.start();
