@@ -207,7 +207,7 @@ function rows(label: string, now: StartFigures, before: StartFigures | null): Be
   return [
     time("npm start → /health 200", now.healthSeconds, before?.healthSeconds ?? null, "target ≤ 5 s"),
     time(
-      "start → first Kang target_validation completed (submitted at /health)",
+      "start → first Kang target_validation completed (submitted as soon as an account can be made)",
       now.firstJobSeconds,
       before?.firstJobSeconds ?? null,
       "target ≤ 30 s",
