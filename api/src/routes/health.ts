@@ -41,11 +41,8 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext, state: { clo
   r.get(
     "/readyz/models",
     {
-      schema: {
-        summary: "Start-up model imports",
-        tags: ["health"],
-        response: { 200: ModelsReady, 503: ModelsReady },
-      },
+      // Like /readyz, an operational route outside the contract's OpenAPI (see the API README).
+      schema: { hide: true, response: { 200: ModelsReady, 503: ModelsReady } },
     },
     async (_request, reply) => {
       const { ready, versions } = ctx.modelImports?.report() ?? { ready: true, versions: [] };
