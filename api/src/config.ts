@@ -5,6 +5,7 @@
  * embedded PostgreSQL (PGlite), no REDIS_URL means in-process limit counters, and
  * CAUSEWAY_STORAGE=fs (the default) means objects under the data directory.
  */
+import { defaultModelCacheDir } from "./services/model-bundle-cache.ts";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { ScoringVersion } from "@causeway/contract";
@@ -61,6 +62,8 @@ export const ConfigEnv = z.object({
   CAUSEWAY_RUNNER_POOL: bool.default(true),
   /** A warm runner is replaced after this many jobs. */
   CAUSEWAY_RUNNER_RECYCLE_JOBS: int(1, 100_000).default(50),
+  /** Warm runners exit after this long without a job; the pool starts again on the next one. */
+  CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(600),
   /** A job with no callback for this long is failed with job_stalled. */
   CAUSEWAY_JOB_STALL_SECONDS: int(10, 7 * 24 * 3600).default(3600),
   CAUSEWAY_SWEEP_INTERVAL_SECONDS: int(1, 3600).default(30),
@@ -71,6 +74,8 @@ export const ConfigEnv = z.object({
   CAUSEWAY_LIBRARIES: z.string().min(1).optional(),
   /** The default version; unset, the first start makes the first imported version the default and later starts keep the admin's choice. */
   CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).optional(),
+  /** Imported bundles are cached here by their inputs' hash and reused by other data directories; "off" disables. */
+  CAUSEWAY_MODEL_CACHE_DIR: z.string().min(1).optional(),
   /**
    * Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1, v2 and
    * v3 name their own scoring). The first is the default of a fresh service: v3, the best on the
@@ -159,6 +164,8 @@ export interface ConfiguredModels {
   librariesDir?: string | undefined;
   /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
   defaultVersion: string | undefined;
+  /** The machine-wide bundle cache (services/model-bundle-cache.ts); undefined when off. */
+  cacheDir: string | undefined;
   versions: { version: string; scoring: ScoringVersion }[];
 }
 
@@ -201,7 +208,7 @@ export interface Config {
     kind: "local" | "kubernetes";
     concurrency: number;
     runnerEntry: string;
-    pool: { enabled: boolean; recycleJobs: number };
+    pool: { enabled: boolean; recycleJobs: number; idleSeconds: number };
   };
   jobStallSeconds: number;
   sweepIntervalSeconds: number;
@@ -313,7 +320,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       kind: e.CAUSEWAY_DISPATCH,
       concurrency: e.CAUSEWAY_EXECUTOR_CONCURRENCY,
       runnerEntry: resolve(e.CAUSEWAY_RUNNER_ENTRY),
-      pool: { enabled: e.CAUSEWAY_RUNNER_POOL, recycleJobs: e.CAUSEWAY_RUNNER_RECYCLE_JOBS },
+      pool: {
+        enabled: e.CAUSEWAY_RUNNER_POOL,
+        recycleJobs: e.CAUSEWAY_RUNNER_RECYCLE_JOBS,
+        idleSeconds: e.CAUSEWAY_RUNNER_POOL_IDLE_SECONDS,
+      },
     },
     jobStallSeconds: e.CAUSEWAY_JOB_STALL_SECONDS,
     sweepIntervalSeconds: e.CAUSEWAY_SWEEP_INTERVAL_SECONDS,
@@ -323,6 +334,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       librariesDir: e.CAUSEWAY_LIBRARIES ? resolve(e.CAUSEWAY_LIBRARIES) : undefined,
       defaultVersion: e.CAUSEWAY_MODEL_VERSION,
       versions: e.CAUSEWAY_MODEL_VERSIONS,
+      cacheDir:
+        e.CAUSEWAY_MODEL_CACHE_DIR === "off"
+          ? undefined
+          : resolve(e.CAUSEWAY_MODEL_CACHE_DIR ?? defaultModelCacheDir()),
     },
     limits: {
       rateLimit: e.CAUSEWAY_RATE_LIMIT,

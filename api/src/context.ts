@@ -14,6 +14,7 @@ import type { JobService } from "./services/jobs.ts";
 import type { JobEvents } from "./events/job-events.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import type { StatusDocuments } from "./services/status-documents.ts";
+import type { ModelImports } from "./services/model-imports.ts";
 
 export interface AppContext {
   config: Config;
@@ -23,6 +24,8 @@ export interface AppContext {
   tokens: DownloadTokens;
   dispatcher: Dispatcher;
   runner: RunnerPieces;
+  /** Start-up model imports (background; jobs for a pending version wait for it). */
+  modelImports?: ModelImports;
   jobs: JobService;
   /** Applied job changes, for push delivery (in process; across replicas through Redis). */
   events: JobEvents;

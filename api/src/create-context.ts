@@ -27,6 +27,9 @@ import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
 import { openLimitStore } from "./context/open-limit-store.ts";
 import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
+import { ModelImports } from "./services/model-imports.ts";
+import { importModelInChild } from "./services/model-import-child.ts";
+import { gateOnModelImports, ModelGate } from "./dispatch/model-gate.ts";
 
 export interface ContextOverrides {
   db?: Database;
@@ -77,7 +80,8 @@ export async function createContext(
     onChange: (kind, job) => events.publish(kind, job),
     onPredictionCompleted: (id) => statusDocuments.completed(id),
     cancel: (id) => {
-      if (dispatcher instanceof LocalExecutor) dispatcher.cancel(id);
+      const local = dispatcher instanceof ModelGate ? dispatcher.inner : dispatcher;
+      if (local instanceof LocalExecutor) local.cancel(id);
     },
   });
   dispatcher ??= await createDispatcher(config, {
@@ -105,6 +109,12 @@ export async function createContext(
         .catch((err: unknown) => log.error({ err }, "could not fail a crashed job"));
     },
   });
+  // Start-up imports run in the background (main.ts starts them); jobs for a pending version wait.
+  const runner = o.runner ?? runnerPieces;
+  const importer = o.runner ? runner : { ...runner, importModel: importModelInChild(config.storage) };
+  const modelImports = new ModelImports({ db, store, runner: importer }, config.model, (m) => log.info(m));
+  if (!o.dispatcher)
+    dispatcher = gateOnModelImports(dispatcher, { imports: modelImports, db, jobs, events, log });
   const webhooks = new WebhookDeliverer({
     db,
     box: new WebhookSecretBox(callbackSecret),
@@ -119,7 +129,8 @@ export async function createContext(
     store,
     tokens,
     dispatcher,
-    runner: o.runner ?? runnerPieces,
+    runner,
+    modelImports,
     jobs,
     events,
     webhooks,

@@ -1,6 +1,7 @@
 /**
  * The server: `npm start`. Reads the configuration, builds the context (embedded or
- * production parts), imports the configured model on first start, and serves until SIGTERM /
+ * production parts) behind a port that answers /health at once, imports the configured model versions in the background (their
+ * progress on GET /readyz/models), and serves until SIGTERM /
  * SIGINT, when close-with-grace stops accepting requests (/readyz turns 503), lets in-flight
  * requests finish, stops local runners and closes the database.
  */
@@ -9,12 +10,12 @@ import pino from "pino";
 import { buildApp, REDACT_PATHS } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { closeContext, createContext } from "./create-context.ts";
-import { ensureConfiguredModels } from "./services/models.ts";
 import type { ResumableJob } from "./services/jobs.ts";
 import { reconcileAfterCrash } from "./services/crash-reconciliation.ts";
 import { apiLoggerOptions } from "./observability/logging.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { initTracing } from "@causeway/contract/telemetry";
+import { listenEarly } from "./startup/early-listen.ts";
 
 let config: Config;
 try {
@@ -27,10 +28,11 @@ try {
 // Before anything that could start a span; a no-op unless OTEL_* ask for traces.
 const tracing = await initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
+// Listen first (/health answers while the database starts); the app takes the port over below.
+const early = await listenEarly(config.port, config.host);
 const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
-  await ensureConfiguredModels(ctx, config.model, (m) => logger.info(m));
   if (config.database.kind === "embedded") await reconcileAfterCrash(ctx, logger);
   resumable = await ctx.jobs.recover(config.dispatch.kind === "local");
 } catch (err) {
@@ -49,12 +51,17 @@ closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   app.appState.closing = true;
   await app.close();
   await metricsApp.close();
+  await early.close();
   await closeContext(ctx);
   await tracing.shutdown();
 });
 
-await app.listen({ port: config.port, host: config.host });
-const bound = app.server.address();
+await app.ready();
+early.serve(app.routing, {
+  requestTimeoutMs: config.requestTimeoutSeconds * 1000,
+  keepAliveTimeoutMs: 65_000,
+});
+const bound = early.server.address();
 const port = bound !== null && typeof bound === "object" ? bound.port : config.port;
 // 0.0.0.0 and :: are every interface, not an address a client can use: say so.
 const where =
@@ -71,5 +78,7 @@ logger.info(
   },
   `causeway API listening on ${where}`,
 );
+// After listen: model versions import in the background (GET /readyz/models); jobs for one wait for it.
+void ctx.modelImports?.start();
 // After listen: the resumed runners report through the callback route.
 await ctx.jobs.resume(resumable);

@@ -5,6 +5,7 @@
  * only in the routes that need them and a server that never renders never loads them. Tests
  * inject fakes through the RunnerPieces interface.
  */
+import { join } from "node:path";
 import type { ObjectStore } from "@causeway/runner/storage";
 
 import type * as AnnDataModule from "@causeway/runner/anndata";
@@ -53,6 +54,8 @@ export interface RunnerPieces {
     onProgress?: (message: string) => void;
     /** Gene-set libraries (model v3's evidence layers) stored with the version; kinds from the folder layout. */
     librariesDir?: string;
+    /** A machine-wide bundle cache (model-bundle-cache.ts); none when unset. */
+    cacheDir?: string;
   }): Promise<unknown>;
   intermediaryProteins(
     rows: PathRow[],
@@ -96,17 +99,43 @@ export const runnerPieces: RunnerPieces = {
       : null;
     const layers =
       libraries && options.librariesDir ? await libraries.layerFilesOfDir(options.librariesDir) : [];
-    return m.importModel({
-      ...(layers.length > 0 ? { layers } : {}),
-      networkPath: options.networkPath,
-      hgncDir: options.hgncDir,
-      version: options.version,
-      store: options.store,
-      ...importOptionsFor(options.scoring),
-      ...(log
-        ? { onProgress: (done: number, total: number) => log(`model import: ${done}/${total} column blocks`) }
-        : {}),
-    });
+    const importOptions = importOptionsFor(options.scoring);
+    const importNow = () =>
+      m.importModel({
+        ...(layers.length > 0 ? { layers } : {}),
+        networkPath: options.networkPath,
+        hgncDir: options.hgncDir,
+        version: options.version,
+        store: options.store,
+        ...importOptions,
+        ...(log
+          ? {
+              onProgress: (done: number, total: number) =>
+                log(`model import: ${done}/${total} column blocks`),
+            }
+          : {}),
+      });
+    if (!options.cacheDir) return importNow();
+    // The runner's key covers the network, the HGNC files and the walk; a version also stores its
+    // evidence layers and the orthologue table, so they are part of its cache entry's key too.
+    const { withBundleCache, extendedBundleKey } = await import("./services/model-bundle-cache.ts");
+    const { ORTHOLOGUE_FILE } = await import("@causeway/runner/symbols");
+    const bundleKey = await extendedBundleKey(
+      await m.bundleCacheKey(options.networkPath, options.hgncDir, importOptions.walk),
+      [...layers.map((l) => l.path), join(options.hgncDir, ORTHOLOGUE_FILE)],
+    );
+    return withBundleCache(
+      {
+        dir: options.cacheDir,
+        bundleKey,
+        version: options.version,
+        scoring: options.scoring,
+        store: options.store,
+        manifestFile: m.MANIFEST_FILE,
+        log,
+      },
+      importNow,
+    );
   },
   async intermediaryProteins(rows, options) {
     const c: typeof CausalModule = await import("@causeway/runner/causal");

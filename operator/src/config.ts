@@ -89,6 +89,8 @@ export const OperatorEnv = z.object({
   RETRY_PERIOD_SECONDS: int(2, 1),
 
   CONCURRENCY: int(4, 1),
+  /** How long a Job or pod event waits for the rest of its burst before the pass runs. */
+  EVENT_COALESCE_MS: int(1000),
   RESYNC_SECONDS: int(60, 1),
   RELIST_SECONDS: int(600, 5),
   WATCH_STALE_SECONDS: int(120, 5),

@@ -58,6 +58,7 @@ function buildController(
     metrics,
     recorder: new EventRecorder({ gateway, clock, log, instance: cfg.env.POD_NAME }),
     concurrency: cfg.env.CONCURRENCY,
+    coalesceMs: cfg.env.EVENT_COALESCE_MS,
     relistIntervalMs: cfg.env.RELIST_SECONDS * 1000,
     staleAfterMs: cfg.env.WATCH_STALE_SECONDS * 1000,
     reportFailure: httpFailureReporter({

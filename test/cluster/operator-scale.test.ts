@@ -4,6 +4,9 @@
  * reconciles per second, the API-server requests per resource and the operator's peak RSS, next to
  * a bare client-node informer process watching the same load (test/builders/informer-baseline.ts).
  *
+ * Its closing line says whether the targets are met: at most 6 API requests and 4 reconciles per
+ * resource, every Job created within 60 s of its resource, operator peak RSS at most 300 MiB.
+ *
  * The kubelet double runs each pod as `true`: the run measures the operator, not the runners, and a
  * real node would spend its time starting a thousand containers.
  */
@@ -34,6 +37,8 @@ import type { TempDir } from "../harness/proc.ts";
 import { projectNode } from "../harness/repo.ts";
 
 const total = Number(process.env.CAUSEWAY_SCALE_RESOURCES ?? 0);
+/** What the operator must stay within at scale. */
+const TARGETS = { requestsPerResource: 6, reconcilesPerResource: 4, jobWithinSeconds: 60, peakRssMiB: 300 };
 const namespace = `op-scale-${randomUUID().slice(0, 8)}`;
 let admin: KubeConfig;
 let tmp: TempDir;
@@ -139,6 +144,23 @@ describe.skipIf(total === 0)("operator at scale", () => {
     const seconds = (Date.now() - t0) / 1000;
     const jobs = await batch.listNamespacedJob({ namespace });
     const owners = jobs.items.map((j) => j.metadata?.labels?.[LABELS.resource] ?? "");
+    // Time from each resource's creation to its Job's (both at the apiserver's one-second resolution).
+    const list = (await custom.listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: RESOURCES.prediction.plural,
+    })) as { items: PredictionResource[] };
+    const createdAt = new Map(
+      list.items.map((r) => [r.metadata.name ?? "", new Date(r.metadata.creationTimestamp ?? 0).getTime()]),
+    );
+    const jobDelays = jobs.items.map(
+      (j) =>
+        (new Date(j.metadata?.creationTimestamp ?? 0).getTime() -
+          (createdAt.get(j.metadata?.labels?.[LABELS.resource] ?? "") ?? 0)) /
+        1000,
+    );
+    const slowestJob = Math.max(0, ...jobDelays);
     const metrics = (await operator?.metrics()) ?? "";
     const reconciles = metricSum(metrics, "causeway_reconcile_total");
     const opRequests = requestCount(operatorProxy.current) - idleRequests;
@@ -146,11 +168,23 @@ describe.skipIf(total === 0)("operator at scale", () => {
     const opMemory = memory(operator?.proc.pid);
     const baseMemory = memory(baseline?.pid);
     const byVerb = JSON.stringify(Object.fromEntries(operatorProxy.current?.requests ?? []));
+    const perResource = { requests: opRequests / total, reconciles: reconciles / total };
+    const met =
+      perResource.requests <= TARGETS.requestsPerResource &&
+      perResource.reconciles <= TARGETS.reconcilesPerResource &&
+      slowestJob <= TARGETS.jobWithinSeconds &&
+      opMemory.peak <= TARGETS.peakRssMiB;
     process.stderr.write(
       `[scale] ${total} resources: created in ${(created / 1000).toFixed(1)} s, all terminal after ${seconds.toFixed(1)} s; ` +
         `${reconciles} reconciles (${(reconciles / seconds).toFixed(1)}/s); API requests per resource: operator ${(opRequests / total).toFixed(2)} ${byVerb}, ` +
         `informer baseline ${(baseRequests / total).toFixed(2)}; peak RSS: operator ${opMemory.peak} MiB (now ${opMemory.now}), ` +
         `informer baseline ${baseMemory.peak} MiB (now ${baseMemory.now})\n`,
+    );
+    process.stderr.write(
+      `[scale] targets ${met ? "met" : "NOT met"}: API requests per resource ${perResource.requests.toFixed(2)} (≤ ${TARGETS.requestsPerResource}), ` +
+        `reconciles per resource ${perResource.reconciles.toFixed(2)} (≤ ${TARGETS.reconcilesPerResource}), ` +
+        `slowest Job ${slowestJob.toFixed(0)} s after its resource (≤ ${TARGETS.jobWithinSeconds}), ` +
+        `operator peak RSS ${opMemory.peak} MiB (≤ ${TARGETS.peakRssMiB})\n`,
     );
     expect(jobs.items).toHaveLength(total);
     expect(new Set(owners).size).toBe(total);

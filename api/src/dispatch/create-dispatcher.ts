@@ -35,6 +35,7 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
           pool: {
             entry: poolEntry,
             maxJobs: pool.recycleJobs,
+            idleMs: pool.idleSeconds * 1000,
             // Replaced when a job leaves it half again as large as after its first job.
             rssGrowth: 1.5,
             jobTimeoutMs: config.jobStallSeconds * 1000,

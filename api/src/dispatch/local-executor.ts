@@ -34,7 +34,7 @@ export interface LocalExecutorOptions {
    * Run jobs on warm, long-lived runner processes (runner-pool.ts) instead of one process per
    * job; `preloadModel` is loaded by each process before its first job.
    */
-  pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "rssGrowth" | "jobTimeoutMs"> & {
+  pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "rssGrowth" | "jobTimeoutMs" | "idleMs"> & {
     preloadModel?: string;
   };
 }

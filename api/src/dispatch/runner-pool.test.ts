@@ -28,7 +28,9 @@ const spec = (id: string, params: Record<string, unknown> = {}) =>
   ({ job_id: id, params }) as unknown as JobSpec;
 const message = { callback_url: "http://127.0.0.1:1/cb", callback_key: "k", attempt: "local-1" };
 
-function pool(o: Partial<{ maxJobs: number; rssGrowth: number; jobTimeoutMs: number; size: number }> = {}) {
+function pool(
+  o: Partial<{ maxJobs: number; rssGrowth: number; jobTimeoutMs: number; size: number; idleMs: number }> = {},
+) {
   return new RunnerPool({
     size: o.size ?? 1,
     entry: join(dir, "worker.mjs"),
@@ -37,6 +39,7 @@ function pool(o: Partial<{ maxJobs: number; rssGrowth: number; jobTimeoutMs: num
     rssGrowth: o.rssGrowth ?? 1.5,
     jobTimeoutMs: o.jobTimeoutMs ?? 10_000,
     onIdle: () => {},
+    idleMs: o.idleMs,
   });
 }
 
@@ -122,6 +125,33 @@ describe("RunnerPool", () => {
       const env = (await readFile(`/proc/${pid}/environ`, "utf8")).split("\0");
       for (const flag of WARM_RUNNER_FLAGS) expect(args).toContain(flag);
       for (const [name, value] of Object.entries(WARM_RUNNER_ENV)) expect(env).toContain(`${name}=${value}`);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("starts no process before a job, grows only while every process is busy, and exits after its idle period", async () => {
+    const p = pool({ size: 2, idleMs: 300 });
+    const waitFor = async (ok: () => boolean) => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+      return ok();
+    };
+    try {
+      expect(p.pids()).toEqual([]);
+      const a = await runOn(p, spec("a"));
+      const b = await runOn(p, spec("b"));
+      // One job at a time needs one process.
+      expect(p.pids()).toEqual([pidOf(a)]);
+      expect(pidOf(b)).toBe(pidOf(a));
+      // A job that waits while the only process is busy gets a second one.
+      p.run(spec("busy", { hang: true }), message, () => {});
+      expect((await runOn(p, spec("c"))).code).toBe(0);
+      expect(p.pids()).toHaveLength(2);
+      p.kill("busy");
+      // Both idle for longer than idleMs: the pool lets every process go, and starts again on demand.
+      expect(await waitFor(() => p.pids().length === 0)).toBe(true);
+      expect((await runOn(p, spec("d"))).code).toBe(0);
+      expect(p.pids()).toHaveLength(1);
     } finally {
       await p.close();
     }

@@ -1,7 +1,11 @@
 /**
- * The warm runner pool of the embedded executor: one long-lived runner process per
+ * The warm runner pool of the embedded executor: up to one long-lived runner process per
  * concurrency slot (runner/src/jobs/pool-worker.ts), with the model version loaded, each running
- * one job at a time. A process is replaced after `maxJobs` jobs or when its resident memory
+ * one job at a time. The pool is demand-driven: it starts no process until a job asks for a
+ * slot, adds a process only when a job waits and every process is busy, and lets every process
+ * go after `idleMs` without a job. An idle server therefore holds no runner at all, and a
+ * single user's jobs one at a time hold one (each warm runner keeps its own copy of the
+ * influence matrix, ~110 MB, and ~400 MB in all; see the API README on memory). A process is replaced after `maxJobs` jobs or when its resident memory
  * after a job exceeds `rssGrowth` times what it was after its first job (a leak must not grow
  * forever); a job that runs past `jobTimeoutMs` is ended by killing its process. A process that
  * dies fails only the job it was running; a fresh one takes its slot.
@@ -40,6 +44,8 @@ export interface RunnerPoolOptions {
   jobTimeoutMs: number;
   /** A slot became free (a job ended or a fresh process took a slot). */
   onIdle: () => void;
+  /** Processes exit after this long without a job (the pool starts again on the next job). */
+  idleMs?: number;
 }
 
 /** How a job ended, in the terms of a child process exit (LocalExecutorOptions.onExit). */
@@ -57,22 +63,29 @@ interface Slot {
   job: { spec: JobSpec; done: (end: JobEnd) => void; timer: NodeJS.Timeout } | null;
   stderrTail: string;
   retiring: boolean;
+  /** Stopped for idleness: not replaced. */
+  shrinking: boolean;
 }
 
 export class RunnerPool {
   private readonly o: RunnerPoolOptions;
   private readonly slots = new Set<Slot>();
   private closed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: RunnerPoolOptions) {
     this.o = options;
-    // Warm every slot now: the first job should not pay start-up and the model load.
-    for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Whether a slot is free for a job. */
+  /**
+   * Whether a slot is free for a job. Asked when a job waits, so a pool with no free slot and
+   * room to grow starts a process now (it takes the job as soon as it is warm).
+   */
   get idle(): boolean {
-    return [...this.slots].some((s) => s.job === null && !s.retiring);
+    const free = () => [...this.slots].some((s) => s.job === null && !s.retiring);
+    // A retiring process holds its place until it has exited (its replacement follows then).
+    if (!free() && !this.closed && this.slots.size < this.o.size) this.spawn();
+    return free();
   }
 
   /**
@@ -89,6 +102,7 @@ export class RunnerPool {
     }, this.o.jobTimeoutMs);
     timer.unref();
     slot.job = { spec, done: onEnd, timer };
+    clearTimeout(this.idleTimer);
     void slot.ready.then((ok) => {
       if (ok && slot.job?.spec === spec)
         slot.child.send({ type: "run", spec, ...message } satisfies RunMessage);
@@ -107,6 +121,7 @@ export class RunnerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     await Promise.all(
       [...this.slots].map(
         (s) =>
@@ -144,6 +159,7 @@ export class RunnerPool {
       job: null,
       stderrTail: "",
       retiring: false,
+      shrinking: false,
     };
     this.slots.add(slot);
     queueMicrotask(() => this.o.onIdle());
@@ -162,6 +178,7 @@ export class RunnerPool {
       if (slot.jobs >= this.o.maxJobs || m.rss > slot.baselineRss * this.o.rssGrowth) this.retire(slot);
       job.done({ code: m.exit_code, signal: null, stderrTail: slot.stderrTail });
       this.o.onIdle();
+      this.scheduleShrink();
     });
     let started = false;
     void slot.ready.then((ok) => (started = ok));
@@ -175,16 +192,32 @@ export class RunnerPool {
         clearTimeout(job.timer);
         job.done({ code, signal, stderrTail: slot.stderrTail });
       }
-      // Keep the pool full unless it is closing; a process that never started waits a moment
-      // first, so a broken runner installation does not spin.
-      if (started) this.spawn();
-      else setTimeout(() => this.spawn(), 1000).unref();
+      // A recycled or crashed warm process is replaced at once (the next job finds it warm);
+      // one that never started is left to the next job's demand, so a broken installation does
+      // not spin, and one stopped for idleness stays stopped.
+      if (started && !slot.shrinking) this.spawn();
+      else if (!started && !this.closed) setTimeout(() => this.o.onIdle(), 1000).unref();
+      this.scheduleShrink();
     };
     child.once("error", (err) => {
       slot.stderrTail += err.message;
       gone(null, null);
     });
     child.once("exit", gone);
+  }
+
+  /** After `idleMs` with no job on any process, every process exits. */
+  private scheduleShrink(): void {
+    clearTimeout(this.idleTimer);
+    if (this.o.idleMs === undefined || [...this.slots].some((s) => s.job !== null)) return;
+    this.idleTimer = setTimeout(() => {
+      if ([...this.slots].some((s) => s.job !== null)) return;
+      for (const slot of this.slots) {
+        slot.shrinking = true;
+        this.retire(slot);
+      }
+    }, this.o.idleMs);
+    this.idleTimer.unref();
   }
 
   private retire(slot: Slot): void {

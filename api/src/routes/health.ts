@@ -1,6 +1,9 @@
 /**
  * /health (service-spec §4.14, no authentication), /livez (the process answers) and /readyz
- * (PostgreSQL, the limit store and object storage answer, and the server is not closing).
+ * (PostgreSQL, the limit store and object storage answer, and the server is not closing), and
+ * /readyz/models: the start-up model imports (200 when every configured version is in, 503
+ * with each version's state and latest progress line while one is importing or failed). The
+ * server accepts submissions meanwhile, so /readyz does not wait for the imports.
  */
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -8,6 +11,19 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 
 const Health = z.object({ status: z.string() }).meta({ id: "HealthResponse" });
+const ModelsReady = z
+  .object({
+    status: z.enum(["ready", "importing", "failed"]),
+    versions: z.array(
+      z.object({
+        version: z.string(),
+        scoring: z.string(),
+        state: z.enum(["waiting", "importing", "ready", "failed"]),
+        message: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "ModelReadinessResponse" });
 const Ready = z
   .object({ status: z.string(), checks: z.record(z.string(), z.string()) })
   .meta({ id: "ReadinessResponse" });
@@ -22,6 +38,18 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext, state: { clo
     }),
   );
   r.get("/livez", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  r.get(
+    "/readyz/models",
+    {
+      // Like /readyz, an operational route outside the contract's OpenAPI (see the API README).
+      schema: { hide: true, response: { 200: ModelsReady, 503: ModelsReady } },
+    },
+    async (_request, reply) => {
+      const { ready, versions } = ctx.modelImports?.report() ?? { ready: true, versions: [] };
+      const status = ready ? "ready" : versions.some((v) => v.state === "failed") ? "failed" : "importing";
+      return reply.code(ready ? 200 : 503).send({ status, versions });
+    },
+  );
   r.get(
     "/readyz",
     { schema: { hide: true, response: { 200: Ready, 503: Ready } } },

@@ -13,7 +13,7 @@ import { getDefaultModel, getModel, registerModel, setDefaultModel } from "../db
 import type { RunnerPieces } from "../runner-pieces.ts";
 import { manifestBytes, recordModelBuild } from "../observability/metrics.ts";
 
-type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
+export type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
 
 export async function importAndRegisterModel(
   deps: ModelDeps,
@@ -25,6 +25,8 @@ export async function importAndRegisterModel(
     makeDefault: boolean;
     /** Gene-set libraries stored with a v3 version as evidence layers (never bundled: the operator supplies them). */
     librariesDir?: string | undefined;
+    /** The machine-wide bundle cache, if any (model-bundle-cache.ts). */
+    cacheDir?: string;
   },
   log: (message: string) => void,
 ): Promise<"imported" | "exists"> {
@@ -44,6 +46,7 @@ export async function importAndRegisterModel(
     store: deps.store,
     onProgress: log,
     ...(m.scoring === "v3" && m.librariesDir ? { librariesDir: m.librariesDir } : {}),
+    cacheDir: m.cacheDir,
   });
   recordModelBuild((performance.now() - started) / 1000, manifestBytes(manifest));
   await registerModel(deps.db, m.version, manifest ?? {}, m.makeDefault);
@@ -60,7 +63,7 @@ export async function ensureConfiguredModels(
   models: ConfiguredModels,
   log: (message: string) => void,
 ): Promise<void> {
-  const { networkPath, hgncDir, librariesDir } = models;
+  const { networkPath, hgncDir, librariesDir, cacheDir } = models;
   if (!networkPath || !hgncDir) {
     if (!(await getDefaultModel(deps.db)))
       log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
@@ -69,7 +72,7 @@ export async function ensureConfiguredModels(
   for (const { version, scoring } of models.versions) {
     await importAndRegisterModel(
       deps,
-      { networkPath, hgncDir, version, scoring, makeDefault: false, librariesDir },
+      { networkPath, hgncDir, version, scoring, makeDefault: false, librariesDir, cacheDir },
       log,
     );
   }

@@ -256,10 +256,18 @@ async function recogniseDegs(
   return { n_degs: distinct.length, n_degs_recognised: n };
 }
 
-/** The requested model version, or the default one; 422 when there is none. */
+/** The requested model version, or the default one (also one still importing); 422 when there is none. */
 async function resolveModelVersion(ctx: AppContext, requested: string | null): Promise<string> {
   const model = requested === null ? await getDefaultModel(ctx.db) : await getModel(ctx.db, requested);
   if (model) return model.version;
+  // A version still being imported at start-up: accepted, the job waits for it (model-imports.ts).
+  const importing =
+    requested === null
+      ? ctx.modelImports?.pendingDefault()
+      : ctx.modelImports?.pending(requested)
+        ? requested
+        : undefined;
+  if (importing !== undefined) return importing;
   const msg =
     requested === null ? "no default model version is registered" : `unknown model version ${requested}`;
   throw invalid(["body", "model_version"], msg, "unknown_model_version");

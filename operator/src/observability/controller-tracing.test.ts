@@ -4,7 +4,6 @@ import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { V1Job } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CausewayResource } from "@causeway/contract";
 import { initTracing, type TracingHandle } from "@causeway/contract/telemetry";
 import {
   aPrediction,
@@ -22,18 +21,17 @@ import { OperatorMetrics } from "../runtime/metrics.ts";
 const API_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const API_SPAN = "00f067aa0ba902b7";
 
-/** Just enough apiserver for one pass: the resource, the Job and the Secret it creates. */
-function gateway(resource: CausewayResource): KubeGateway & { jobs: V1Job[] } {
+/** Just enough apiserver for one pass: the Job and the Secret it creates (the resource comes from the cache). */
+function gateway(): KubeGateway & { jobs: V1Job[] } {
   const jobs: V1Job[] = [];
   return {
     jobs,
-    getResource: async () => structuredClone(resource),
     getJob: async () => null,
     createJob: async (job) => (jobs.push(job), "created"),
     deleteJob: async () => {},
     createSecret: async () => "created",
     deleteSecret: async () => {},
-    applyStatus: async () => {},
+    applyStatus: async () => ({ resourceVersion: undefined }),
     createEvent: async () => {},
     patchEvent: async () => {},
   };
@@ -54,7 +52,7 @@ describe("operator tracing", () => {
     const resource = aPrediction()
       .annotate("causeway.io/traceparent", `00-${API_TRACE}-${API_SPAN}-01`)
       .build();
-    const gw = gateway(resource);
+    const gw = gateway();
     const kc = unreachableKubeConfig();
     const clock = new FakeClock(T0.getTime());
     const log = pino({ level: "silent" });
@@ -70,6 +68,7 @@ describe("operator tracing", () => {
       concurrency: 1,
       relistIntervalMs: 600_000,
       staleAfterMs: 120_000,
+      cache: { resource: () => structuredClone(resource), job: () => undefined },
     });
     await controller.reconcile(queueKey("prediction", "causeway", JOB_ID));
 

@@ -12,12 +12,15 @@ import {
 import type { CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { FakeClock } from "./clock.ts";
-import { Controller, queueKey } from "./controller.ts";
+import { Controller, queueKey, type ControllerCache } from "./controller.ts";
 import { EventRecorder } from "./events.ts";
-import type { KubeGateway } from "./kube.ts";
+import type { KubeGateway, StatusWrite } from "./kube.ts";
 import { OperatorMetrics } from "./metrics.ts";
 
-/** An in-memory apiserver with create/409 and delete/404 semantics. */
+/**
+ * An in-memory apiserver with create/409, delete/404 and resourceVersion semantics, and the
+ * informer cache over it (in step with it unless a test hides a Job or keeps an old copy).
+ */
 class FakeGateway implements KubeGateway {
   resources = new Map<string, CausewayResource>();
   jobs = new Map<string, V1Job>();
@@ -25,14 +28,31 @@ class FakeGateway implements KubeGateway {
   statusWrites: OperatorStatus[] = [];
   events: EventsV1Event[] = [];
   jobCreates = 0;
+  /** Live reads and writes: what the pass costs the apiserver. */
+  calls: string[] = [];
+  /** Jobs the cache has not seen yet. */
+  hiddenJobs = new Set<string>();
+  /** Resources whose cached copy stays at this object. */
+  staleResources = new Map<string, CausewayResource>();
+  private version = 1;
 
-  async getResource(_kind: string, _ns: string, name: string) {
-    return structuredClone(this.resources.get(name) ?? null);
+  readonly cache: ControllerCache = {
+    resource: (_kind, _ns, name) => this.staleResources.get(name) ?? this.resources.get(name),
+    job: (_ns, name) => (this.hiddenJobs.has(name) ? undefined : this.jobs.get(name)),
+  };
+
+  /** Stores a resource as the apiserver would (with a resourceVersion). */
+  put(resource: CausewayResource): void {
+    resource.metadata.resourceVersion = String(this.version++);
+    this.resources.set(resource.metadata.name ?? "", resource);
   }
+
   async getJob(_ns: string, name: string) {
+    this.calls.push("getJob");
     return structuredClone(this.jobs.get(name) ?? null);
   }
   async createJob(job: V1Job) {
+    this.calls.push("createJob");
     this.jobCreates += 1;
     const name = job.metadata?.name ?? "";
     if (this.jobs.has(name)) return "exists" as const;
@@ -40,37 +60,42 @@ class FakeGateway implements KubeGateway {
     return "created" as const;
   }
   async deleteJob(_ns: string, name: string) {
+    this.calls.push("deleteJob");
     this.jobs.delete(name);
   }
   async createSecret(secret: V1Secret) {
+    this.calls.push("createSecret");
     const name = secret.metadata?.name ?? "";
     if (this.secrets.has(name)) return "exists" as const;
     this.secrets.set(name, secret);
     return "created" as const;
   }
   async deleteSecret(_ns: string, name: string) {
+    this.calls.push("deleteSecret");
     this.secrets.delete(name);
   }
-  async applyStatus(resource: CausewayResource, status: OperatorStatus) {
-    this.statusWrites.push(status);
+  async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite> {
+    this.calls.push("applyStatus");
     const stored = this.resources.get(resource.metadata.name ?? "");
-    if (stored) stored.status = { ...status, reported: stored.status?.reported };
+    if (stored && stored.metadata.resourceVersion !== resource.metadata.resourceVersion) return "conflict";
+    this.statusWrites.push(status);
+    if (!stored) return { resourceVersion: undefined };
+    const next = structuredClone(stored);
+    next.status = { ...status, reported: stored.status?.reported };
+    this.put(next);
+    return { resourceVersion: next.metadata.resourceVersion };
   }
   async createEvent(_ns: string, event: EventsV1Event) {
+    this.calls.push("createEvent");
     this.events.push(event);
   }
   async patchEvent() {}
 
-  /** Another leader creates `job` right after this pass read "no Job". */
-  jobAfterFirstRead(job: V1Job): void {
-    const getJob = this.getJob.bind(this);
-    let reads = 0;
-    this.getJob = async (ns, name) => {
-      reads += 1;
-      if (reads > 1) return getJob(ns, name);
-      this.jobs.set(name, job);
-      return null;
-    };
+  /** Another leader created `job`, and this replica's cache has not seen it yet. */
+  jobNotYetCached(job: V1Job): void {
+    const name = job.metadata?.name ?? "";
+    this.jobs.set(name, job);
+    this.hiddenJobs.add(name);
   }
 }
 
@@ -92,6 +117,7 @@ function setup() {
     concurrency: 1,
     relistIntervalMs: 600_000,
     staleAfterMs: 120_000,
+    cache: gateway.cache,
   });
   return { gateway, controller, metrics, clock };
 }
@@ -101,7 +127,7 @@ const key = queueKey("prediction", "causeway", JOB_ID);
 describe("Controller.reconcile: creating the Job", () => {
   it("creates one Secret and one Job, writes status once, records an Event", async () => {
     const { gateway, controller } = setup();
-    gateway.resources.set(JOB_ID, aPrediction().build());
+    gateway.put(aPrediction().build());
     const first = await controller.reconcile(key);
     expect(first.requeueAfterMs).toBe(300_000);
     expect([...gateway.jobs.keys()]).toEqual([`cw-pred-${JOB_ID}`]);
@@ -123,8 +149,8 @@ describe("Controller.reconcile: creating the Job", () => {
   it("a Job that appears between the read and the create (409) is adopted when it is ours", async () => {
     const { gateway, controller } = setup();
     const resource = aPrediction().build();
-    gateway.resources.set(JOB_ID, resource);
-    gateway.jobAfterFirstRead(aJob(resource).build());
+    gateway.put(resource);
+    gateway.jobNotYetCached(aJob(resource).build());
     await controller.reconcile(key);
     expect(gateway.jobs.size).toBe(1);
     expect(gateway.statusWrites.at(-1)?.phase).toBe("Pending");
@@ -133,15 +159,15 @@ describe("Controller.reconcile: creating the Job", () => {
   it("does not adopt a same-named Job of an earlier resource: waits, writes nothing", async () => {
     const { gateway, controller } = setup();
     const resource = aPrediction().build();
-    gateway.resources.set(JOB_ID, resource);
-    gateway.jobAfterFirstRead(aJob(resource).ownedBy("old-uid").build());
+    gateway.put(resource);
+    gateway.jobNotYetCached(aJob(resource).ownedBy("old-uid").build());
     expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: 5_000 });
     expect(gateway.statusWrites).toHaveLength(0);
   });
 
   it("a Job that keeps appearing and vanishing between reads is an error for the queue's backoff", async () => {
     const { gateway, controller } = setup();
-    gateway.resources.set(JOB_ID, aPrediction().build());
+    gateway.put(aPrediction().build());
     gateway.createJob = async () => "exists";
     await expect(controller.reconcile(key)).rejects.toThrow(/keeps changing/);
     expect(gateway.statusWrites).toHaveLength(0);
@@ -151,7 +177,7 @@ describe("Controller.reconcile: creating the Job", () => {
 describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
   it("counts errors and rethrows them for the queue's backoff", async () => {
     const { gateway, controller, metrics } = setup();
-    gateway.resources.set(JOB_ID, aPrediction().build());
+    gateway.put(aPrediction().build());
     gateway.createJob = async () => {
       throw Object.assign(new Error("forbidden"), { code: 403 });
     };
@@ -163,7 +189,7 @@ describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
   it("a finished Job deleted by its TTL before a pass read it: the outcome comes from its final state", async () => {
     const { gateway, controller } = setup();
     const resource = aPrediction().created().build();
-    gateway.resources.set(JOB_ID, resource);
+    gateway.put(resource);
     const finished = aJob(resource).condition("Complete").build();
     // The Job informer's delete event carried the final object; the Job itself is gone.
     (controller as unknown as { rememberDeleted(job: V1Job): void }).rememberDeleted(finished);
@@ -173,7 +199,7 @@ describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
 
   it("a created Job that vanished without a trace fails as JobMissing only after a grace", async () => {
     const { gateway, controller, clock } = setup();
-    gateway.resources.set(JOB_ID, aPrediction().created().build());
+    gateway.put(aPrediction().created().build());
     expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: 1_000 });
     clock.advance(5_000);
     expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: 1_000 });
@@ -183,5 +209,62 @@ describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
     expect(gateway.statusWrites.at(-1)?.conditions?.find((c) => c.type === "Failed")?.reason).toBe(
       "JobMissing",
     );
+  });
+});
+
+describe("Controller.reconcile: reads from the caches", () => {
+  it("a whole life costs only writes: no live read of the resource or its Job", async () => {
+    const { gateway, controller } = setup();
+    gateway.put(aPrediction().build());
+    await controller.reconcile(key);
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    const jobName = `cw-pred-${JOB_ID}`;
+    gateway.jobs.set(jobName, aJob(stored).condition("Complete").build());
+    await controller.reconcile(key);
+    // Settled: further events change nothing and cost nothing.
+    await controller.reconcile(key);
+    expect(gateway.resources.get(JOB_ID)?.status?.phase).toBe("Completed");
+    expect(gateway.calls).toEqual([
+      "createSecret",
+      "createJob",
+      "applyStatus",
+      "createEvent",
+      "deleteSecret",
+      "applyStatus",
+      "createEvent",
+    ]);
+  });
+
+  it("a status computed from a stale cached copy meets the resourceVersion: no write, no Event", async () => {
+    const { gateway, controller } = setup();
+    const old = aPrediction().build();
+    gateway.put(old);
+    gateway.staleResources.set(JOB_ID, structuredClone(old));
+    // Someone else (the API's mirror) moved the resource on since the cache last saw it.
+    const newer = structuredClone(old);
+    newer.metadata.annotations = { touched: "yes" };
+    gateway.put(newer);
+    expect(await controller.reconcile(key)).toEqual({});
+    expect(gateway.statusWrites).toHaveLength(0);
+    expect(gateway.events).toHaveLength(0);
+    // The newer version's event brings the key back: that pass adopts the Job it created.
+    gateway.staleResources.clear();
+    await controller.reconcile(key);
+    expect(gateway.jobCreates).toBe(1);
+    expect(gateway.statusWrites.at(-1)?.phase).toBe("Pending");
+  });
+
+  it("skips a cached copy its own status write has already superseded", async () => {
+    const { gateway, controller } = setup();
+    const resource = aPrediction().build();
+    gateway.put(resource);
+    const before = structuredClone(resource);
+    await controller.reconcile(key);
+    const calls = gateway.calls.length;
+    // The Job's add event arrives before the watch event of the status write.
+    gateway.staleResources.set(JOB_ID, before);
+    expect(await controller.reconcile(key)).toEqual({});
+    expect(gateway.calls).toHaveLength(calls);
   });
 });

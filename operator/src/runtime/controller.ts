@@ -1,8 +1,14 @@
 /**
  * Wires the plumbing to the decisions: informers feed keys into the work queue; a worker
- * reads the resource and its Job live (never deciding "create" from a cache), asks the pure
- * reconcile function what to do, carries out its actions, writes status once, records
- * Events and metrics, and hands the requeue delay back to the queue.
+ * reads the resource, its Job and its pods from the informers' caches, asks the pure
+ * reconcile function what to do, carries out its actions, writes status once (only when it
+ * changed), records Events and metrics, and hands the requeue delay back to the queue.
+ *
+ * Reading caches is safe (controller-runtime's model): a Job created on a stale cache miss
+ * hits 409 on its deterministic name and the pass reads that Job live; a status computed
+ * from a stale resource is refused by the write's resourceVersion precondition, and the
+ * newer version's watch event brings the key back. Live reads remain only where a cache
+ * miss would mean a decision: a Job the status says was created but the cache lacks.
  */
 import type {
   KubeConfig,
@@ -45,6 +51,12 @@ const TOMBSTONE_MAX = 2_000;
 /** Rounds of one pass: a create that finds its Job already there observes once more. */
 const MAX_ROUNDS = 2;
 
+/** What a pass reads from the informers' caches (tests pass their own). */
+export interface ControllerCache {
+  resource(kind: JobKind, namespace: string, name: string): CausewayResource | undefined;
+  job(namespace: string, name: string): V1Job | undefined;
+}
+
 /** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
 export interface ControllerOptions {
   kc: KubeConfig;
@@ -60,6 +72,16 @@ export interface ControllerOptions {
   staleAfterMs: number;
   /** Tells the API about operator-detected failures; runs in the background, never blocks a pass. */
   reportFailure?: FailureReporter;
+  /** Defaults to the controller's own informers. */
+  cache?: ControllerCache;
+  /**
+   * How long a Job or pod event waits for more of its kind before its pass runs: a runner's
+   * life is a burst of pod and Job updates, and one pass after the burst decides the same as
+   * one per update. Resource events run at once (creating the Job is never delayed).
+   */
+  coalesceMs?: number;
+  /** The queue's fairness group of a key (default: the resource's account). */
+  groupOf?: (key: string) => string;
 }
 
 /** `kind/namespace/name`. */
@@ -77,6 +99,19 @@ export class Controller {
   readonly informers: ResilientInformer<KubernetesObject>[] = [];
   private readonly o: ControllerOptions;
   private readonly pods: ResilientInformer<V1Pod>;
+  private readonly jobs: ResilientInformer<V1Job>;
+  private readonly resources = new Map<JobKind, ResilientInformer<KubernetesObject>>();
+  private readonly cache: ControllerCache;
+  /**
+   * The resourceVersion each key's last status write was made on, when that write produced a
+   * newer one: a cached copy still at this version is known stale, and a pass on it would only
+   * meet a conflict. The watch event of the write re-enqueues the key.
+   */
+  private readonly superseded = new Map<string, string>();
+  /** Keys whose last pass was skipped on a superseded copy: the next resource event must run. */
+  private readonly skipped = new Set<string>();
+  /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
+  private readonly ownWrites = new Map<string, string>();
   /**
    * The last state of deleted Jobs, from their delete events, by namespace/name. A Job may be
    * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; what that means is
@@ -94,6 +129,8 @@ export class Controller {
       maxDelayMs: 5 * 60_000,
       clock: options.clock,
       handler: (key) => this.reconcile(key),
+      // Fair across accounts: one account's thousand resources do not delay another's first.
+      groupOf: options.groupOf ?? ((key) => this.accountOf(key)),
       onError: (key, err, attempt) =>
         options.log.warn({ key, err, attempt }, "reconcile failed; retrying with backoff"),
       metrics: options.metrics.queue("causeway"),
@@ -104,36 +141,35 @@ export class Controller {
     const ns = options.namespace;
     for (const kind of KINDS) {
       const plural = RESOURCES[kind].plural;
-      this.informers.push(
-        this.informer<KubernetesObject>(
-          plural,
-          `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
-          async () => {
-            const list: unknown = await custom.listNamespacedCustomObject({
-              group: GROUP,
-              version: VERSION,
-              namespace: ns,
-              plural,
-            });
-            return list as KubernetesListObject<KubernetesObject>;
-          },
-          (obj) => this.enqueue(kind, obj.metadata?.namespace, obj.metadata?.name),
-        ),
+      const informer = this.informer<KubernetesObject>(
+        plural,
+        `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
+        async () => {
+          const list: unknown = await custom.listNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace: ns,
+            plural,
+          });
+          return list as KubernetesListObject<KubernetesObject>;
+        },
+        (obj, type) => this.onResourceEvent(kind, obj, type),
       );
+      this.resources.set(kind, informer);
+      this.informers.push(informer);
     }
     const selector = `${LABELS.managedBy}=causeway-operator`;
-    this.informers.push(
-      this.informer<V1Job>(
-        "jobs",
-        `/apis/batch/v1/namespaces/${ns}/jobs`,
-        () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
-        (o, type) => {
-          if (type === "delete") this.rememberDeleted(o);
-          this.enqueueOwner(o);
-        },
-        selector,
-      ) as ResilientInformer<KubernetesObject>,
+    this.jobs = this.informer<V1Job>(
+      "jobs",
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
+      (o, type) => {
+        if (type === "delete") this.rememberDeleted(o);
+        this.enqueueOwner(o);
+      },
+      selector,
     );
+    this.informers.push(this.jobs as ResilientInformer<KubernetesObject>);
     this.pods = this.informer<V1Pod>(
       "pods",
       `/api/v1/namespaces/${ns}/pods`,
@@ -142,6 +178,17 @@ export class Controller {
       selector,
     );
     this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
+    this.cache = options.cache ?? {
+      resource: (kind, namespace, name) =>
+        this.resources.get(kind)?.get(name, namespace) as CausewayResource | undefined,
+      job: (namespace, name) => this.jobs.get(name, namespace),
+    };
+  }
+
+  /** The account a queue key's resource belongs to (its own key when the cache has no resource). */
+  private accountOf(key: string): string {
+    const { kind, namespace, name } = parseKey(key);
+    return this.cache.resource(kind, namespace, name)?.spec.account_id ?? key;
   }
 
   private informer<T extends KubernetesObject>(
@@ -180,15 +227,34 @@ export class Controller {
     }
   }
 
-  private enqueue(kind: JobKind, namespace: string | undefined, name: string | undefined): void {
-    if (namespace && name) this.queue.add(queueKey(kind, namespace, name));
+  /**
+   * A resource event enqueues its key at once, except the update of the operator's own status
+   * write, which tells the pass that made it nothing new (unless a pass was skipped waiting
+   * for exactly that version: the `superseded` case).
+   */
+  private onResourceEvent(kind: JobKind, obj: KubernetesObject, type: InformerEvent): void {
+    const { namespace, name, resourceVersion } = obj.metadata ?? {};
+    if (!namespace || !name) return;
+    const key = queueKey(kind, namespace, name);
+    const own = this.ownWrites.get(key);
+    this.ownWrites.delete(key);
+    if (type === "update" && own !== undefined && own === resourceVersion && !this.skipped.has(key)) {
+      // The cache has caught up with the write: no copy older than it can come back.
+      this.superseded.delete(key);
+      return;
+    }
+    this.skipped.delete(key);
+    this.queue.add(key);
   }
 
-  /** Jobs and pods carry their resource's kind and name as labels. */
+  /** Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced. */
   private enqueueOwner(obj: KubernetesObject): void {
     const labels = obj.metadata?.labels ?? {};
     const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
-    if (kind) this.enqueue(kind, obj.metadata?.namespace, labels[LABELS.resource]);
+    const namespace = obj.metadata?.namespace;
+    const name = labels[LABELS.resource];
+    if (kind && namespace && name)
+      this.queue.addAfter(queueKey(kind, namespace, name), this.o.coalesceMs ?? 0);
   }
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
@@ -231,18 +297,29 @@ export class Controller {
 
   private async pass(kind: JobKind, namespace: string, name: string): Promise<HandlerResult> {
     const key = queueKey(kind, namespace, name);
-    const resource = await this.o.gateway.getResource(kind, namespace, name);
+    const cached = this.cache.resource(kind, namespace, name);
     // Missing means done: the garbage collector removes the Job and Secret with it.
-    if (!resource) {
+    if (!cached) {
       this.missingSince.delete(key);
+      this.superseded.delete(key);
+      this.ownWrites.delete(key);
+      this.skipped.delete(key);
       return {};
     }
+    const version = cached.metadata.resourceVersion;
+    if (version !== undefined && this.superseded.get(key) === version) {
+      this.skipped.add(key);
+      return {};
+    }
+    this.superseded.delete(key);
+    // Never mutate cached objects.
+    const resource = structuredClone(cached);
     // The pass continues the trace the API started (the resource's traceparent annotation).
     return inSpan(
       "operator.reconcile",
       async () => {
         for (let round = 1; ; round++) {
-          const result = await this.decideAndAct(kind, key, resource);
+          const result = await this.decideAndAct(kind, key, resource, round > 1);
           if (result !== "reobserve") return result;
           // The Job appeared, then vanished again, between two reads: let the queue back off.
           if (round >= MAX_ROUNDS) throw new Error(`the Job of ${key} keeps changing while it is created`);
@@ -252,12 +329,26 @@ export class Controller {
     );
   }
 
-  /** What a pass sees: the live Job, the remembered end of a deleted one, the pods, the time. */
-  private async observe(kind: JobKind, key: string, resource: CausewayResource): Promise<Observed> {
+  /**
+   * What a pass sees: the Job (cached; live after a create met 409, or when the status names a
+   * Job the cache lacks), the remembered end of a deleted one, the pods, the time.
+   */
+  private async observe(
+    kind: JobKind,
+    key: string,
+    resource: CausewayResource,
+    live: boolean,
+  ): Promise<Observed> {
     const namespace = resource.metadata.namespace ?? "";
     const name = resource.metadata.name ?? "";
     const jobName = childNames(kind, name).job;
-    const job = await this.o.gateway.getJob(namespace, jobName);
+    const cachedJob = live ? undefined : this.cache.job(namespace, jobName);
+    const job =
+      cachedJob !== undefined
+        ? structuredClone(cachedJob)
+        : live || resource.status?.jobName
+          ? await this.o.gateway.getJob(namespace, jobName)
+          : null;
     const pods = this.pods
       .list(namespace)
       .filter(
@@ -280,8 +371,9 @@ export class Controller {
     kind: JobKind,
     key: string,
     resource: CausewayResource,
+    live: boolean,
   ): Promise<HandlerResult | "reobserve"> {
-    const observed = await this.observe(kind, key, resource);
+    const observed = await this.observe(kind, key, resource, live);
     const decision = decide(kind, observed, this.o.config);
     if (decision.jobMissingSince) this.missingSince.set(key, decision.jobMissingSince);
     else this.missingSince.delete(key);
@@ -299,7 +391,18 @@ export class Controller {
       if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
     }
     if (decision.status) {
-      await this.o.gateway.applyStatus(resource, decision.status);
+      const written = await this.o.gateway.applyStatus(resource, decision.status);
+      if (written === "conflict") {
+        // The cache was behind: the newer version's watch event brings this key back.
+        log.debug("status write met a newer resource version");
+        return {};
+      }
+      const before = resource.metadata.resourceVersion;
+      const after = written.resourceVersion;
+      if (before !== undefined && after !== undefined && after !== before) {
+        this.superseded.set(key, before);
+        this.ownWrites.set(key, after);
+      }
       const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
       log.info(
         { phase: decision.status.phase, reason: failed?.reason, message: failed?.message },

@@ -45,6 +45,8 @@ const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ""}/$
 export class ResilientInformer<T extends KubernetesObject> {
   private readonly o: InformerOptions<T>;
   private current: ListWatch<T> | null = null;
+  /** The ListWatch being started: its list's events arrive before it becomes `current`. */
+  private pending: ListWatch<T> | null = null;
   private readonly live = new Set<ListWatch<T>>();
   private failures = 0;
   private stopped = true;
@@ -84,8 +86,13 @@ export class ResilientInformer<T extends KubernetesObject> {
     return this.current?.list(namespace) ?? [];
   }
 
+  /**
+   * A cached object. The ListWatch being (re)started is asked first: the events of its list
+   * (every object, at start and at each relist) are handled before it replaces `current`, and
+   * a handler reading the cache must find the object the event was about.
+   */
   get(name: string, namespace?: string): T | undefined {
-    return this.current?.get(name, namespace);
+    return this.pending?.get(name, namespace) ?? this.current?.get(name, namespace);
   }
 
   /** True when the watch has been silent for longer than allowed. */
@@ -123,6 +130,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       if (this.current === lw) this.onWatchError(err);
     });
     this.live.add(lw);
+    this.pending = lw;
     try {
       // A list that never answers must not block every later restart (stale checks included).
       await withTimeout(lw.start(), this.o.staleAfterMs, this.o.clock);
@@ -130,6 +138,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       failed = err;
     } finally {
       this.restarting = false;
+      if (this.pending === lw) this.pending = null;
     }
     if (this.stopped) {
       this.live.delete(lw);

@@ -18,15 +18,7 @@ import {
   type V1Lease,
   type V1Secret,
 } from "@kubernetes/client-node";
-import type { JobKind } from "@causeway/contract";
-import {
-  API_VERSION,
-  statusApply,
-  GROUP,
-  RESOURCES,
-  VERSION,
-  type CausewayResource,
-} from "@causeway/contract";
+import { API_VERSION, statusApply, RESOURCES, type CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { LeaseConflict, type LeaseRecord, type LeaseStore } from "./lease.ts";
 
@@ -60,17 +52,23 @@ async function ignore(p: Promise<unknown>, status: number): Promise<boolean> {
 
 /** What the controller needs from the apiserver. */
 export interface KubeGateway {
-  getResource(kind: JobKind, namespace: string, name: string): Promise<CausewayResource | null>;
   getJob(namespace: string, name: string): Promise<V1Job | null>;
   /** "exists" on 409. */
   createJob(job: V1Job): Promise<"created" | "exists">;
   deleteJob(namespace: string, name: string): Promise<void>;
   createSecret(secret: V1Secret): Promise<"created" | "exists">;
   deleteSecret(namespace: string, name: string): Promise<void>;
-  applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<void>;
+  /**
+   * Applies the operator's status fields, conditional on the resource's resourceVersion: a pass
+   * that read a stale copy from the cache gets "conflict" instead of overwriting newer state.
+   */
+  applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite>;
   createEvent(namespace: string, event: EventsV1Event): Promise<void>;
   patchEvent(namespace: string, name: string, patch: object): Promise<void>;
 }
+
+/** The outcome of a status write: the new resourceVersion, or a conflict with a newer version. */
+export type StatusWrite = { resourceVersion: string | undefined } | "conflict";
 
 const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const applyPatch = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
@@ -87,14 +85,6 @@ export class ClientNodeGateway implements KubeGateway {
     this.batch = kc.makeApiClient(BatchV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
     this.events = kc.makeApiClient(EventsV1Api);
-  }
-
-  async getResource(kind: JobKind, namespace: string, name: string): Promise<CausewayResource | null> {
-    const plural = RESOURCES[kind].plural;
-    const obj: unknown = await orNull(
-      this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural, name }),
-    );
-    return obj as CausewayResource | null;
   }
 
   getJob(namespace: string, name: string): Promise<V1Job | null> {
@@ -124,15 +114,27 @@ export class ClientNodeGateway implements KubeGateway {
     await ignore(this.core.deleteNamespacedSecret({ namespace, name }), 404);
   }
 
-  async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<void> {
-    const { name = "", namespace = "" } = resource.metadata;
+  async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite> {
+    const { name = "", namespace = "", resourceVersion } = resource.metadata;
     const plural =
       resource.kind === "Prediction" ? RESOURCES.prediction.plural : RESOURCES.causal_analysis.plural;
-    const body = { apiVersion: API_VERSION, kind: resource.kind, metadata: { name, namespace }, status };
-    await this.custom.patchNamespacedCustomObjectStatus(
-      statusApply({ namespace, plural, name }, body, "operator"),
-      applyPatch,
-    );
+    // A resourceVersion in an apply body is a precondition: the server answers 409 when it moved on.
+    const body = {
+      apiVersion: API_VERSION,
+      kind: resource.kind,
+      metadata: { name, namespace, resourceVersion },
+      status,
+    };
+    try {
+      const written: unknown = await this.custom.patchNamespacedCustomObjectStatus(
+        statusApply({ namespace, plural, name }, body, "operator"),
+        applyPatch,
+      );
+      return { resourceVersion: (written as CausewayResource | null)?.metadata?.resourceVersion };
+    } catch (err) {
+      if (httpStatus(err) === 409) return "conflict";
+      throw err;
+    }
   }
 
   async createEvent(namespace: string, event: EventsV1Event): Promise<void> {

@@ -123,3 +123,35 @@ describe("WorkQueue: delays and shutdown", () => {
     expect(calls.map((c) => c.key)).toEqual(["a"]);
   });
 });
+
+describe("WorkQueue: fairness across groups", () => {
+  it("takes waiting keys round-robin across groups, first come first served within one", async () => {
+    const clock = new FakeClock();
+    const { calls, handler } = gate();
+    const groupOf = (key: string) => key.split(":")[0] ?? "";
+    const q = new WorkQueue({ concurrency: 1, baseDelayMs: 10, maxDelayMs: 1000, clock, handler, groupOf });
+    q.add("busy:0");
+    for (let i = 1; i <= 5; i++) q.add(`a:${i}`);
+    q.add("b:1");
+    q.add("c:1");
+    q.add("b:2");
+    expect(q.depth).toBe(8);
+    for (let i = 0; i < 9; i++) {
+      calls[i]?.resolve();
+      await flush();
+    }
+    // b and c each wait behind at most one of a's five, not behind all of them.
+    expect(calls.map((c) => c.key)).toEqual([
+      "busy:0",
+      "a:1",
+      "b:1",
+      "c:1",
+      "a:2",
+      "b:2",
+      "a:3",
+      "a:4",
+      "a:5",
+    ]);
+    expect(q.depth).toBe(0);
+  });
+});

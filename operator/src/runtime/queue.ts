@@ -2,7 +2,9 @@
  * A keyed, de-duplicating work queue after client-go's workqueue: a key waits in the queue
  * at most once, a key is never processed twice at the same time (a change that arrives while
  * it runs marks it dirty and it runs again afterwards), a concurrency cap, and per-key
- * exponential backoff on failure.
+ * exponential backoff on failure. Waiting keys are taken round-robin across groups (the
+ * operator groups by account), first come first served within a group, so one account's
+ * burst does not queue another account's work behind it.
  */
 import type { Clock } from "./clock.ts";
 
@@ -29,11 +31,15 @@ export interface WorkQueueOptions {
   handler: (key: string) => Promise<HandlerResult>;
   onError?: (key: string, err: unknown, attempt: number) => void;
   metrics?: QueueMetrics;
+  /** The fairness group of a key, read when it is enqueued (default: one group, first come first served). */
+  groupOf?: (key: string) => string;
 }
 
 /** The keyed queue. */
 export class WorkQueue {
-  private readonly order: string[] = [];
+  /** Waiting keys by group; the Map's order is the round-robin order (a served group moves last). */
+  private readonly groups = new Map<string, string[]>();
+  private waiting = 0;
   private readonly queuedAt = new Map<string, number>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -57,8 +63,12 @@ export class WorkQueue {
     }
     if (this.queuedAt.has(key)) return;
     this.queuedAt.set(key, this.opts.clock.now());
-    this.order.push(key);
-    this.opts.metrics?.depth(this.order.length);
+    const group = this.opts.groupOf?.(key) ?? "";
+    const keys = this.groups.get(group);
+    if (keys) keys.push(key);
+    else this.groups.set(group, [key]);
+    this.waiting += 1;
+    this.opts.metrics?.depth(this.waiting);
     this.pump();
   }
 
@@ -88,7 +98,7 @@ export class WorkQueue {
   }
 
   get depth(): number {
-    return this.order.length;
+    return this.waiting;
   }
 
   get active(): number {
@@ -107,25 +117,39 @@ export class WorkQueue {
     this.stopped = true;
     for (const { handle } of this.delayed.values()) this.opts.clock.clearTimeout(handle);
     this.delayed.clear();
-    this.order.length = 0;
+    this.groups.clear();
+    this.waiting = 0;
     this.queuedAt.clear();
     await this.idle();
   }
 
   /** Resolves when nothing is running or waiting (timers aside). */
   idle(): Promise<void> {
-    if (this.processing.size === 0 && this.order.length === 0) return Promise.resolve();
+    if (this.processing.size === 0 && this.waiting === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The next key to run: the oldest of the group served longest ago. */
+  private next(): string | undefined {
+    for (const [group, keys] of this.groups) {
+      const i = keys.findIndex((k) => !this.processing.has(k));
+      if (i < 0) continue;
+      const [key] = keys.splice(i, 1) as [string];
+      this.groups.delete(group);
+      if (keys.length > 0) this.groups.set(group, keys);
+      this.waiting -= 1;
+      return key;
+    }
+    return undefined;
   }
 
   private pump(): void {
     while (!this.stopped && this.processing.size < this.opts.concurrency) {
-      const i = this.order.findIndex((k) => !this.processing.has(k));
-      if (i < 0) return;
-      const [key] = this.order.splice(i, 1) as [string];
+      const key = this.next();
+      if (key === undefined) return;
       const since = this.queuedAt.get(key) ?? this.opts.clock.now();
       this.queuedAt.delete(key);
-      this.opts.metrics?.depth(this.order.length);
+      this.opts.metrics?.depth(this.waiting);
       this.opts.metrics?.queued((this.opts.clock.now() - since) / 1000);
       void this.run(key);
     }
@@ -149,8 +173,7 @@ export class WorkQueue {
       this.processing.delete(key);
       if (this.dirty.delete(key)) this.add(key);
       this.pump();
-      if (this.processing.size === 0 && this.order.length === 0)
-        this.idleWaiters.splice(0).forEach((r) => r());
+      if (this.processing.size === 0 && this.waiting === 0) this.idleWaiters.splice(0).forEach((r) => r());
     }
   }
 }

@@ -1,0 +1,246 @@
+/**
+ * A newcomer's first start, as `npm start` does it (the server in its own process, a fresh data
+ * directory):
+ *
+ * - time from spawning the server to the first `/health` 200;
+ * - the Kang split target_validation job submitted as soon as an account can be made (the admin
+ *   command line needs the database): time from the start to completed (it waits for its model
+ *   version's import when that is still running);
+ * - the resident memory of the server's whole process tree (API plus warm runners) 60 s after
+ *   that job, and the submit → completed time of a second Kang job.
+ *
+ * Each is run twice: with an empty model bundle cache (a fresh machine) and again with a new data
+ * directory over the cache the first run filled (a fresh clone on a machine that imported the
+ * network before). The reference is the same measurement of CAUSEWAY_BENCH_BASE_ROOT (a checkout
+ * of an earlier commit, e.g. `git worktree add /tmp/base <commit>` with its own `npm ci`), when
+ * given. CAUSEWAY_BENCH_IDLE_SECONDS (default 60) sets the wait before the memory reading;
+ * CAUSEWAY_BENCH_PORT fixes the server's port (default: a free one).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../../shared-data.ts";
+import type { BenchRow, BenchSuite } from "../bench.ts";
+
+const BASE = process.env.CAUSEWAY_BENCH_BASE_ROOT ? resolve(process.env.CAUSEWAY_BENCH_BASE_ROOT) : null;
+const IDLE_SECONDS = Number(process.env.CAUSEWAY_BENCH_IDLE_SECONDS ?? 60);
+const SPLIT = join(KANG_DIR, "split_cd14mono");
+
+interface StartFigures {
+  healthSeconds: number;
+  firstJobSeconds: number;
+  treeMiB: number;
+  secondJobSeconds: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resident memory of `pid` and every descendant, in MiB (from /proc). */
+async function treeRssMiB(pid: number): Promise<number> {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = await readFile(`/proc/${name}/status`, "utf8");
+      parent.set(Number(name), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+      rss.set(Number(name), Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const inTree = (p: number): boolean => p === pid || (p > 1 && inTree(parent.get(p) ?? 0));
+  let kb = 0;
+  for (const [p, v] of rss) if (inTree(p)) kb += v;
+  return kb / 1024;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((res, rej) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.once("close", (code) =>
+      code === 0 ? res(out) : rej(new Error(`${cmd} ${args.join(" ")}: ${err}`)),
+    );
+  });
+}
+
+async function submit(url: string, key: string): Promise<string> {
+  const form = new FormData();
+  form.set("dataset_control", new Blob([await readFile(join(SPLIT, "control.h5ad"))]), "control.h5ad");
+  form.set("dataset_pert", new Blob([await readFile(join(SPLIT, "perturbed.h5ad"))]), "perturbed.h5ad");
+  form.set("degs", await readFile(join(SPLIT, "degs.json"), "utf8"));
+  form.set("job_type", "target_validation");
+  form.set("target", "STAT1|PROTEIN");
+  const res = await fetch(`${url}/v1/predictions`, {
+    method: "POST",
+    headers: { "x-api-key": key },
+    body: form,
+  });
+  if (res.status !== 202) throw new Error(`submission failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { prediction_id: string }).prediction_id;
+}
+
+async function waitDone(url: string, key: string, id: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(
+      `${url}/v1/predictions/${id}?max_rows=1&max_source_influence_rows=1&max_columns=1`,
+      {
+        headers: { "x-api-key": key },
+      },
+    );
+    const text = await res.text();
+    if (!res.ok) throw new Error(`status of ${id}: ${res.status} ${text.slice(0, 200)}`);
+    const body = JSON.parse(text) as { status: string; error_code?: string };
+    if (body.status === "completed") return;
+    if (body.status === "failed") throw new Error(`job ${id} failed: ${body.error_code}`);
+    await sleep(20);
+  }
+}
+
+/** One first start of the checkout at `root` over `cacheDir`. */
+async function firstStart(root: string, cacheDir: string): Promise<StartFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), "causeway-bench-start-"));
+  const port = process.env.CAUSEWAY_BENCH_PORT ? Number(process.env.CAUSEWAY_BENCH_PORT) : await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    CAUSEWAY_DATA_DIR: dataDir,
+    CAUSEWAY_MODEL: DEFAULT_NETWORK,
+    CAUSEWAY_HGNC: HGNC_DIR,
+    CAUSEWAY_MODEL_CACHE_DIR: cacheDir,
+    // Polling every 20 ms is the benchmark's, not a client's: the limits stay out of the way.
+    CAUSEWAY_RATE_LIMIT: "1000000",
+    CAUSEWAY_EDGE_LIMIT: "1000000",
+    CAUSEWAY_INFLIGHT_LIMIT: "1000",
+    CAUSEWAY_DEFAULT_QUOTA: "1000000",
+  };
+  let server: ChildProcess | undefined;
+  try {
+    const t0 = performance.now();
+    server = spawn(process.execPath, ["api/src/main.ts"], { cwd: root, env, stdio: "ignore" });
+    for (;;) {
+      if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+      const ok = await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      // Answered by this server (not another process on the port).
+      if (ok && server.exitCode === null) break;
+      await sleep(50);
+    }
+    const healthSeconds = (performance.now() - t0) / 1000;
+    // The account needs the database, which a server that listens first may still be creating.
+    let created = "";
+    for (let attempt = 1; !created; attempt++) {
+      created = await run(
+        process.execPath,
+        ["api/src/admin/cli.ts", "accounts", "create", "--name", "bench", "--tier", "internal", "--json"],
+        root,
+        env,
+      ).catch((err: unknown) => {
+        if (attempt >= 120) throw err;
+        return sleep(500).then(() => "");
+      });
+    }
+    const key = (JSON.parse(created.trim().split("\n").at(-1) ?? "{}") as { api_key: string }).api_key;
+    await waitDone(url, key, await submit(url, key));
+    const firstJobSeconds = (performance.now() - t0) / 1000;
+    await sleep(IDLE_SECONDS * 1000);
+    const treeMiB = await treeRssMiB(server.pid ?? 0);
+    const t1 = performance.now();
+    await waitDone(url, key, await submit(url, key));
+    const secondJobSeconds = (performance.now() - t1) / 1000;
+    return { healthSeconds, firstJobSeconds, treeMiB, secondJobSeconds };
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server?.once("exit", r));
+      server.kill("SIGTERM");
+      await Promise.race([exited, sleep(30_000)]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Both starts (empty cache, then filled cache) of one checkout. */
+async function starts(root: string): Promise<{ cold: StartFigures; warm: StartFigures }> {
+  const cacheDir = await mkdtemp(join(tmpdir(), "causeway-bench-models-"));
+  try {
+    const cold = await firstStart(root, cacheDir);
+    const warm = await firstStart(root, cacheDir);
+    return { cold, warm };
+  } finally {
+    await rm(cacheDir, { recursive: true, force: true });
+  }
+}
+
+function rows(label: string, now: StartFigures, before: StartFigures | null): BenchRow[] {
+  const ref = before ? "the same at CAUSEWAY_BENCH_BASE_ROOT" : "no base checkout given";
+  const time = (name: string, s: number, r: number | null, note: string): BenchRow => ({
+    name: `${label}: ${name}`,
+    seconds: s,
+    reference: ref,
+    referenceSeconds: r,
+    note,
+  });
+  return [
+    time("npm start → /health 200", now.healthSeconds, before?.healthSeconds ?? null, "target ≤ 5 s"),
+    time(
+      "start → first Kang target_validation completed (submitted as soon as an account can be made)",
+      now.firstJobSeconds,
+      before?.firstJobSeconds ?? null,
+      "target ≤ 30 s",
+    ),
+    {
+      name: `${label}: process tree RSS ${IDLE_SECONDS} s after that job`,
+      seconds: 0,
+      reference: ref,
+      referenceSeconds: null,
+      figure: {
+        measured: `${now.treeMiB.toFixed(0)} MiB`,
+        reference: before ? `${before.treeMiB.toFixed(0)} MiB` : "-",
+        ratio: before ? now.treeMiB / before.treeMiB : null,
+      },
+      note: "target ≤ 600 MB (572 MiB)",
+    },
+    time(
+      "second Kang job, submit → completed",
+      now.secondJobSeconds,
+      before?.secondJobSeconds ?? null,
+      "≈ 1 s",
+    ),
+  ];
+}
+
+export const suite: BenchSuite = {
+  name: "startup",
+  async run() {
+    const now = await starts(REPO_ROOT);
+    const before = BASE ? await starts(BASE) : null;
+    return [
+      ...rows("empty model cache", now.cold, before?.cold ?? null),
+      ...rows("filled model cache", now.warm, before?.warm ?? null),
+    ];
+  },
+};
