@@ -76,7 +76,8 @@ beforeAll(async () => {
     CAUSEWAY_API_KEY: key,
     CAUSEWAY_CONFIG: join(work, "no-config.json"),
   };
-}, 300_000);
+  // Above the embedded server's own start deadline, which then reports the server's output.
+}, 600_000);
 
 afterAll(async () => {
   await server?.stop();

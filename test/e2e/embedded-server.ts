@@ -35,7 +35,34 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<EmbeddedServer> {
+/**
+ * How long a start may take. The first start imports the interactome before it is ready
+ * (about 15 s on a quiet machine, many times that on a loaded one), so this is generous but
+ * stays below the callers' 600 s hook timeout: a slow start then fails here, with the
+ * server's own output, rather than as a bare hook timeout.
+ */
+export const START_TIMEOUT_MS = 540_000;
+
+/**
+ * One readiness probe: the server's stores answer (/readyz) and its configured model versions are
+ * imported (/readyz/models), so a test's first job does not wait for an import. A request the
+ * server accepts but does not answer counts as not ready.
+ */
+async function ready(base: string): Promise<boolean> {
+  try {
+    for (const path of ["/readyz", "/readyz/models"]) {
+      if (!(await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5_000) })).ok) return false;
+    }
+    return true;
+  } catch {
+    return false; // not listening yet, or too busy to answer
+  }
+}
+
+export async function startEmbeddedServer(
+  extraEnv: NodeJS.ProcessEnv = {},
+  startTimeoutMs = START_TIMEOUT_MS,
+): Promise<EmbeddedServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "causeway-e2e-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -45,7 +72,8 @@ export async function startEmbeddedServer(extraEnv: NodeJS.ProcessEnv = {}): Pro
     CAUSEWAY_MODEL: DEFAULT_NETWORK,
     CAUSEWAY_HGNC: HGNC_DIR,
     CAUSEWAY_LIBRARIES: sharedData("libraries"),
-    LOG_LEVEL: "warn",
+    // Info keeps the start-up progress (model import) in log(), which a failed start reports.
+    LOG_LEVEL: "info",
     ...extraEnv,
   };
   let log = "";
@@ -63,19 +91,25 @@ export async function startEmbeddedServer(extraEnv: NodeJS.ProcessEnv = {}): Pro
     }
     await rm(dataDir, { recursive: true, force: true });
   };
-  // The first start imports the interactome before it serves.
-  const deadline = Date.now() + 280_000;
+  // Ready means /readyz and /readyz/models answer 200: the stores answer and the models are in. The start-up
+  // (model import) takes as long as the machine makes it, so only START_TIMEOUT_MS bounds it.
+  const started = Date.now();
+  // "close", not "exit": by then the output pipes are drained, so the log is complete.
+  const closed = new Promise<void>((r) => server.once("close", () => r()));
   for (;;) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (server.exitCode !== null || Date.now() > deadline) {
+    if (await ready(base)) break;
+    const failure =
+      server.exitCode !== null || server.signalCode !== null
+        ? `exited (code ${server.exitCode}, signal ${server.signalCode})`
+        : Date.now() - started > startTimeoutMs
+          ? `not ready after ${Math.round((Date.now() - started) / 1000)} s`
+          : null;
+    if (failure !== null) {
       await stop();
-      throw new Error(`server did not start: ${log}`);
+      await closed;
+      throw new Error(`server did not start: ${failure}; its output:\n${log || "(none)"}`);
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 500))]);
   }
   return {
     base,
