@@ -46,16 +46,21 @@ async function startServer(): Promise<void> {
   });
   server.stdout?.on("data", (c: Buffer) => (log += c.toString()));
   server.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  await waitFor("the server's /health", async () => (await fetch(`${base}/health`)).ok, {
-    timeoutMs: 280_000,
-    intervalMs: 500,
-    proc: {
-      name: "the API server",
-      logPath: "(kept in memory)",
-      hasExited: () => server.exitCode !== null,
-      logTail: () => log,
+  // It listens at once and imports the models in the background: ready is stores and models in.
+  await waitFor(
+    "the server's /readyz and /readyz/models",
+    async () => (await fetch(`${base}/readyz`)).ok && (await fetch(`${base}/readyz/models`)).ok,
+    {
+      timeoutMs: 280_000,
+      intervalMs: 500,
+      proc: {
+        name: "the API server",
+        logPath: "(kept in memory)",
+        hasExited: () => server.exitCode !== null,
+        logTail: () => log,
+      },
     },
-  });
+  );
 }
 
 async function killServer(): Promise<void> {
