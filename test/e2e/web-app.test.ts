@@ -56,6 +56,11 @@ async function kangForm(jobType: string): Promise<FormData> {
   return form;
 }
 
+// A developer machine may lack Chromium; `npm run test:all` (test/harness/setup.sh) installs it,
+// so in CI a missing browser is a failure, never a silent skip.
+if (!hasChromium() && process.env.CI)
+  throw new Error("chromium is missing: test/harness/setup.sh should have installed it");
+
 describe.skipIf(!hasChromium())("the web app in Chromium", () => {
   beforeAll(async () => {
     await buildWebApp({ ifStale: true });
