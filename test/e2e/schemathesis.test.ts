@@ -69,8 +69,8 @@ describe("Schemathesis", () => {
     );
     expect(result.code, result.out).toBe(0);
     const tested = /Tested: (\d+)/.exec(result.out);
-    // The contract's 14 routes, the prediction's event stream and gene resolution.
-    expect(Number(tested?.[1])).toBe(16);
+    // The contract's 14 routes, the prediction's event stream, its target table and gene resolution.
+    expect(Number(tested?.[1])).toBe(17);
     expect(result.out).not.toMatch(/Runtime Error|failures?,/);
   }, 600_000);
 });
