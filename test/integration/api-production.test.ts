@@ -71,6 +71,7 @@ beforeAll(async () => {
     "1763800000000_idempotency-keys",
     "1763900000000_webhooks",
     "1764000000000_job-warnings",
+    "1764100000000_quota-charges",
   ]);
   expect(await migrate(admin)).toEqual([]); // idempotent
   await registerModel(admin, "v1", { version: "v1" }, true);
