@@ -144,6 +144,12 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await graph.locator("canvas").first().waitFor();
     expect(await graph.getAttribute("data-target")).toBe("STAT1|PROTEIN");
     await page.locator('[data-testid="volcano-plot"] svg').first().waitFor();
+    // The default graph fits its view without shrinking labels below ~9 px (11 px at zoom 1).
+    expect(Number(await graph.getAttribute("data-zoom"))).toBeGreaterThanOrEqual(0.8);
+    // A split upload records only its DEG count; the card says so instead of showing blanks.
+    const dataset = await page.textContent('[data-testid="dataset-card"]');
+    expect(dataset).toMatch(/DEGs\s*\d+/);
+    expect(dataset).toContain("did not record them");
     await shot("04-prediction-result");
     await expectAccessible("prediction");
   });

@@ -29,6 +29,7 @@ import {
 } from "./cli-support.ts";
 import { selectDegs } from "./de-table.ts";
 import { registerAnalyses } from "./commands/analyses.ts";
+import { causalPathFields, withCausalPathOptions, type CausalPathOptions } from "./causal-path-options.ts";
 import {
   columnOptions,
   fieldsOf,
@@ -145,33 +146,32 @@ program
     note(`profile ${name} saved in ${path}`);
   });
 
-program
-  .command("submit")
-  .description("submit a prediction: --dataset FILE, or --control FILE --perturbed FILE --degs FILE")
-  .option("--dataset <file>", "merged shape: one .h5ad file")
-  .option("--control <file>", "split shape: control .h5ad")
-  .option("--perturbed <file>", "split shape: perturbed .h5ad")
-  .option("--degs <file>", "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)")
-  .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
-  .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
-  .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
-  .addOption(new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]))
-  .option(
-    "--subsample",
-    `with --dataset: write one cell type's file, each arm subsampled to ${MAX_OBS}, and send it`,
-  )
-  .option("--max-obs <n>", "with --subsample: observations per arm at most", integer, MAX_OBS)
-  .option("--seed <n>", "with --subsample: seed", integer, 1)
-  .addOption(new Option("--job-type <type>", "job type").choices(["target_id", "target_validation"]))
-  .option("--target <id>", "protein entity id, e.g. 'STAT1|PROTEIN' or STAT1 (target_validation)")
-  .option("--deg-significance-fold <n>", "default 1.0", number)
-  .option("--min-mean-expression <n>", "default 0.1", number)
-  .option("--n-randomizations <n>", "default 0", integer)
-  .option("--top-n-causal-degs <n>", "default 1000", integer)
-  .option("--min-path-fraction <n>", "default 0.1", number)
-  .option("--min-path-probability <n>", "default 0.0001", number)
-  .option("--max-path-length <n>", "optional", integer)
-  .option("--min-degs-fold-uniform <n>", "optional", number)
+withCausalPathOptions(
+  program
+    .command("submit")
+    .description("submit a prediction: --dataset FILE, or --control FILE --perturbed FILE --degs FILE")
+    .option("--dataset <file>", "merged shape: one .h5ad file")
+    .option("--control <file>", "split shape: control .h5ad")
+    .option("--perturbed <file>", "split shape: perturbed .h5ad")
+    .option("--degs <file>", "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)")
+    .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
+    .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
+    .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
+    .addOption(
+      new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]),
+    )
+    .option(
+      "--subsample",
+      `with --dataset: write one cell type's file, each arm subsampled to ${MAX_OBS}, and send it`,
+    )
+    .option("--max-obs <n>", "with --subsample: observations per arm at most", integer, MAX_OBS)
+    .option("--seed <n>", "with --subsample: seed", integer, 1)
+    .addOption(new Option("--job-type <type>", "job type").choices(["target_id", "target_validation"]))
+    .option("--target <id>", "protein entity id, e.g. 'STAT1|PROTEIN' or STAT1 (target_validation)")
+    .option("--deg-significance-fold <n>", "default 1.0", number)
+    .option("--min-mean-expression <n>", "default 0.1", number)
+    .option("--n-randomizations <n>", "default 0", integer),
+)
   .option("--prefix <prefix>", "optional result-set prefix")
   .option("--model-version <version>", "model version (default: the service's)")
   .option("--label <label>", "display label")
@@ -187,11 +187,7 @@ program
       deg_significance_fold: o.degSignificanceFold,
       min_mean_expression: o.minMeanExpression,
       n_randomizations: o.nRandomizations,
-      top_n_causal_degs: o.topNCausalDegs,
-      min_path_fraction: o.minPathFraction,
-      min_path_probability: o.minPathProbability,
-      max_path_length: o.maxPathLength,
-      min_degs_fold_uniform: o.minDegsFoldUniform,
+      ...causalPathFields(o),
       prefix: o.prefix,
       model_version: o.modelVersion,
       label: o.label,
@@ -256,7 +252,7 @@ program
     else out(created.prediction_id);
   });
 
-interface SubmitOptions extends ColumnOptions {
+interface SubmitOptions extends ColumnOptions, CausalPathOptions {
   degsTable?: string;
   padj: number;
   lfc: number;
@@ -274,11 +270,6 @@ interface SubmitOptions extends ColumnOptions {
   degSignificanceFold?: number;
   minMeanExpression?: number;
   nRandomizations?: number;
-  topNCausalDegs?: number;
-  minPathFraction?: number;
-  minPathProbability?: number;
-  maxPathLength?: number;
-  minDegsFoldUniform?: number;
   prefix?: string;
   modelVersion?: string;
   label?: string;

@@ -39,6 +39,13 @@ export interface GraphModel {
 
 const LAYER_STEP = 260;
 const ROW_PITCH = 38;
+/**
+ * A layer taller than this many rows is wrapped into staggered sub-columns. One column of 20+
+ * DEGs is far taller than wide, so fitting the whole graph into the view shrank every label to a
+ * few pixels; wrapping keeps the graph's aspect near the view's and the labels readable.
+ */
+export const MAX_ROWS = 10;
+const SUB_COLUMN_STEP = 110;
 
 /** Parses stored causal_graph_inputs.json; throws when it is not valid. */
 export function parseInputs(json: unknown): CausalGraphInputs {
@@ -80,6 +87,7 @@ export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphMo
       setPositions();
     }
   }
+  const place = placeLayers(layers, pos);
   const limit = colourLimit(selection.nodes.map((n) => n.log2fc));
   const scores = selection.edges.map((e) => e.score);
   const lo = Math.min(...scores);
@@ -89,8 +97,7 @@ export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphMo
     return {
       ...n,
       layer: layerOf.get(n.id) ?? 0,
-      x: (layerOf.get(n.id) ?? 0) * LAYER_STEP,
-      y: pos.get(n.id)! * ROW_PITCH,
+      ...place.get(n.id)!,
       fill,
       label: labelColourOn(fill),
     };
@@ -101,6 +108,33 @@ export function graphModel(inputs: CausalGraphInputs, topNDegs: number): GraphMo
     width: edgeWidth(e.score, lo, hi),
   }));
   return { selection, nodes, edges, layers: count, colourLimit: limit };
+}
+
+/**
+ * Positions of the ordered layers, left to right. A layer of more than MAX_ROWS nodes takes its
+ * nodes row by row across ceil(n / MAX_ROWS) sub-columns, so neighbours in the crossing-reduced
+ * order stay at about the same height; later layers move right by the extra columns' width.
+ */
+function placeLayers(layers: string[][], pos: Map<string, number>): Map<string, { x: number; y: number }> {
+  const placed = new Map<string, { x: number; y: number }>();
+  let left = 0;
+  for (const layer of layers) {
+    const columns = Math.max(1, Math.ceil(layer.length / MAX_ROWS));
+    if (columns === 1) {
+      for (const id of layer) placed.set(id, { x: left, y: pos.get(id)! * ROW_PITCH });
+    } else {
+      const rows = Math.ceil(layer.length / columns);
+      layer.forEach((id, i) => {
+        const row = Math.floor(i / columns);
+        placed.set(id, {
+          x: left + (i % columns) * SUB_COLUMN_STEP,
+          y: (row - (rows - 1) / 2) * ROW_PITCH,
+        });
+      });
+    }
+    left += (columns - 1) * SUB_COLUMN_STEP + LAYER_STEP;
+  }
+  return placed;
 }
 
 /** Every displayed path through a node, as the ordered symbols (for the node's panel). */

@@ -5,8 +5,9 @@ import type { Command } from "commander";
 import { CausewayError } from "../errors.ts";
 import { progressReporter } from "../progress.ts";
 import { waitForCausalAnalysis } from "../wait.ts";
-import { clientOf, integer, note, number, out, printJson, proteinTarget } from "../cli-support.ts";
+import { clientOf, note, out, printJson, proteinTarget } from "../cli-support.ts";
 import type { CausalAnalysisStatus } from "../sdk.ts";
+import { causalPathFields, withCausalPathOptions, type CausalPathOptions } from "../causal-path-options.ts";
 
 function printAnalysis(a: CausalAnalysisStatus): void {
   out(`causal analysis ${a.causal_analysis_id}: ${a.status}`);
@@ -29,16 +30,13 @@ export function registerAnalyses(program: Command): void {
     .command("analyses")
     .description("standalone causal analyses of a completed prediction");
 
-  analyses
-    .command("create")
-    .description("create a causal analysis of a target of a completed prediction")
-    .argument("<prediction-id>", "prediction id")
-    .requiredOption("--target <id>", "protein entity id (STAT1 means STAT1|PROTEIN)")
-    .option("--top-n-causal-degs <n>", "default 1000", integer)
-    .option("--min-path-fraction <n>", "default 0.1", number)
-    .option("--min-path-probability <n>", "default 0.0001", number)
-    .option("--max-path-length <n>", "optional", integer)
-    .option("--min-degs-fold-uniform <n>", "optional", number)
+  withCausalPathOptions(
+    analyses
+      .command("create")
+      .description("create a causal analysis of a target of a completed prediction")
+      .argument("<prediction-id>", "prediction id")
+      .requiredOption("--target <id>", "protein entity id (STAT1 means STAT1|PROTEIN)"),
+  )
     .option("--prefix <prefix>", "result set (required when the prediction has several)")
     .option("--wait", "wait until it finishes")
     .option("--json", "print JSON; the last stdout line is the result")
@@ -46,13 +44,8 @@ export function registerAnalyses(program: Command): void {
     .action(
       async (
         predictionId: string,
-        o: {
+        o: CausalPathOptions & {
           target: string;
-          topNCausalDegs?: number;
-          minPathFraction?: number;
-          minPathProbability?: number;
-          maxPathLength?: number;
-          minDegsFoldUniform?: number;
           prefix?: string;
           wait?: boolean;
           json?: boolean;
@@ -64,11 +57,7 @@ export function registerAnalyses(program: Command): void {
         const created = await client.createCausalAnalysis({
           prediction_id: predictionId,
           target: proteinTarget(o.target)!,
-          top_n_causal_degs: o.topNCausalDegs,
-          min_path_fraction: o.minPathFraction,
-          min_path_probability: o.minPathProbability,
-          max_path_length: o.maxPathLength,
-          min_degs_fold_uniform: o.minDegsFoldUniform,
+          ...causalPathFields(o),
           prefix: o.prefix,
         });
         note(`causal analysis ${created.causal_analysis_id} ${created.status}`);

@@ -174,10 +174,12 @@ export function CausalGraph({
         cy.elements().removeClass("faded");
       }
     });
-    // Test hook: where the target is drawn, in pixels from the container's top left.
+    // Test hooks: where the target is drawn, in pixels from the container's top left, and the
+    // zoom (labels are drawn at 11 px times the zoom).
     const mark = () => {
       const t = cy.getElementById(inputs.target).renderedPosition();
       box.current?.setAttribute("data-target-position", `${Math.round(t.x)},${Math.round(t.y)}`);
+      box.current?.setAttribute("data-zoom", cy.zoom().toFixed(2));
     };
     cy.on("viewport", mark);
     cy.ready(mark);

@@ -5,6 +5,7 @@
  * causal paths and intermediary proteins, and every download. The 24 MB status body is never
  * loaded: the status is read without preview rows and the table is paged by the server.
  */
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { STATUS_FIELDS } from "@causeway/api/schemas/field-docs.ts";
@@ -37,6 +38,46 @@ async function artifactJson(artifacts: Artifacts | null | undefined, name: strin
   return (await api.artifact(a.url)).json();
 }
 
+type DatasetSummary = NonNullable<PredictionStatus["dataset_summary"]>;
+
+/**
+ * What the runner recorded of the data. The contract fills cell counts and labels only for a
+ * merged single-file upload and the DEG count only for a split one, so a row is shown only when
+ * it has a value, and the card says why the rest is missing instead of showing blanks.
+ */
+function DatasetFacts({ ds }: { ds: DatasetSummary }) {
+  const count = (v: number | null | undefined) => (v == null ? null : v.toLocaleString("en"));
+  const facts: [string, string | null | undefined][] = [
+    ["Cell type", ds.cell_type],
+    ["Condition", ds.disease_label],
+    ["Cells", count(ds.n_cells)],
+    ["Genes", count(ds.n_genes)],
+    ["Perturbations", count(ds.n_perturbations)],
+    ["DEGs", count(ds.n_degs)],
+  ];
+  const known = facts.filter((f): f is [string, string] => f[1] != null && f[1] !== "");
+  const cellsRecorded = ds.n_cells != null || ds.n_genes != null;
+  return (
+    <>
+      {known.length > 0 ? (
+        <dl>
+          {known.map(([name, value]) => (
+            <Fragment key={name}>
+              <dt>{name}</dt>
+              <dd>{value}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      ) : null}
+      {cellsRecorded ? null : (
+        <p class="muted small">
+          Cell and gene counts are read from a single merged file; this upload did not record them.
+        </p>
+      )}
+    </>
+  );
+}
+
 function Summary({ p, meta }: { p: PredictionStatus; meta: Record<string, unknown> | null }) {
   const ds = p.dataset_summary;
   const params = (meta?.parameters ?? null) as Record<string, unknown> | null;
@@ -60,24 +101,9 @@ function Summary({ p, meta }: { p: PredictionStatus; meta: Record<string, unknow
           <dd class="mono small">{p.prediction_id}</dd>
         </dl>
       </div>
-      <div class="card">
+      <div class="card" data-testid="dataset-card">
         <h3>Dataset</h3>
-        {ds ? (
-          <dl>
-            <dt>Cell type</dt>
-            <dd>{ds.cell_type ?? "—"}</dd>
-            <dt>Condition</dt>
-            <dd>{ds.disease_label ?? "—"}</dd>
-            <dt>Cells</dt>
-            <dd>{ds.n_cells?.toLocaleString("en") ?? "—"}</dd>
-            <dt>Genes</dt>
-            <dd>{ds.n_genes?.toLocaleString("en") ?? "—"}</dd>
-            <dt>DEGs</dt>
-            <dd>{ds.n_degs?.toLocaleString("en") ?? "—"}</dd>
-          </dl>
-        ) : (
-          <p class="muted">Known when the runner has read the data.</p>
-        )}
+        {ds ? <DatasetFacts ds={ds} /> : <p class="muted">Known when the runner has read the data.</p>}
       </div>
       <div class="card">
         <h3>Timings</h3>
