@@ -309,6 +309,14 @@ export function metricSum(text: string, name: string, ...filter: string[]): numb
     .reduce((s, l) => s + Number(l.split(" ").at(-1)), 0);
 }
 
+/** The resource (and subresource) a request path names: `/apis/g/v/namespaces/ns/jobs/x/status` → `jobs/status`. */
+function resourceOf(path: string): string {
+  const parts = path.split("/").filter(Boolean);
+  const at = parts.indexOf("namespaces");
+  const rest = at >= 0 && parts.length > at + 2 ? parts.slice(at + 2) : parts.slice(-1);
+  return [rest[0], rest[2]].filter(Boolean).join("/");
+}
+
 /**
  * A plain-HTTP proxy in front of the API server that can break watches: `breakWatches()` cuts
  * every open watch stream, and every `goneEvery`-th watch that resumes from a resourceVersion
@@ -321,7 +329,10 @@ export class WatchBreakingProxy {
   port = 0;
   gone = 0;
   broken = 0;
-  /** Requests passed on, by "VERB kind" (e.g. "GET watch", "POST", "PATCH"): what a client costs the API server. */
+  /**
+   * Requests passed on, by "VERB[ watch] resource[/subresource]" (e.g. "GET watch jobs", "POST events",
+   * "PATCH predictions/status"): what a client costs the API server, and on what.
+   */
   readonly requests = new Map<string, number>();
   private readonly target: URL;
   private readonly agent: Agent;
@@ -359,7 +370,7 @@ export class WatchBreakingProxy {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://proxy");
     const isWatch = url.searchParams.get("watch") === "true";
-    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""}`;
+    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""} ${resourceOf(url.pathname)}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     if (isWatch && url.searchParams.get("resourceVersion")) {
       this.resumes += 1;

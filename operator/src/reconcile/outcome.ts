@@ -10,7 +10,8 @@ import { REASONS, type ReconcileConfig, type Reason } from "./types.ts";
 /** Where a Job stands. `errorCode` is set only for failures the operator itself detected. */
 export type Outcome =
   | { state: "pending"; reason: Reason; message: string; timeoutAt: Date }
-  | { state: "running"; reason: Reason; message: string; startedAt: Date }
+  /** `exited`: the newest pod's runner has already exited 0 (the Job has yet to say Complete). */
+  | { state: "running"; reason: Reason; message: string; startedAt: Date; exited: boolean }
   | { state: "succeeded"; reason: Reason; message: string }
   | { state: "failed"; reason: Reason; message: string; errorCode: FailureCode | null };
 
@@ -124,7 +125,14 @@ export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config
     const startedAt = new Date(
       time(started?.status?.startTime ?? newest?.status?.startTime) || now.getTime(),
     );
-    return { state: "running", reason: REASONS.podRunning, message: "The runner is running.", startedAt };
+    const exited = newest?.status?.phase === "Succeeded";
+    return {
+      state: "running",
+      reason: REASONS.podRunning,
+      message: "The runner is running.",
+      startedAt,
+      exited,
+    };
   }
   // Pending: measured from the newest pod, or from the Job while no pod exists yet.
   const since = time(newest?.metadata?.creationTimestamp ?? job.metadata?.creationTimestamp) || now.getTime();

@@ -30,7 +30,8 @@ import {
   type PredictionResource,
 } from "@causeway/contract";
 import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames } from "../reconcile/job.ts";
+import { childNames, isJobFinished, jobOwnerReference } from "../reconcile/job.ts";
+import { isTerminal } from "../reconcile/runner-job.ts";
 import { reconcilePrediction } from "../reconcile/prediction.ts";
 import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
@@ -108,8 +109,15 @@ export class Controller {
    * meet a conflict. The watch event of the write re-enqueues the key.
    */
   private readonly superseded = new Map<string, string>();
-  /** Keys whose last pass was skipped on a superseded copy: the next resource event must run. */
-  private readonly skipped = new Set<string>();
+  /**
+   * Keys with work deferred until the cache holds the operator's own last write (a pass on the
+   * superseded copy would only meet a conflict): the own write's event runs it. The value says
+   * whether that work matters even when the write made the resource terminal (a resource event,
+   * or a Job that still runs); pod events and finished Jobs do not.
+   */
+  private readonly skipped = new Map<string, boolean>();
+  /** The resourceVersion of each Job this operator created, by namespace/name: its add event is no news. */
+  private readonly ownJobs = new Map<string, string>();
   /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
   private readonly ownWrites = new Map<string, string>();
   /**
@@ -165,7 +173,7 @@ export class Controller {
       () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
       (o, type) => {
         if (type === "delete") this.rememberDeleted(o);
-        this.enqueueOwner(o);
+        this.enqueueOwner("job", o, type);
       },
       selector,
     );
@@ -174,7 +182,7 @@ export class Controller {
       "pods",
       `/api/v1/namespaces/${ns}/pods`,
       () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
-      (o) => this.enqueueOwner(o),
+      (o, type) => this.enqueueOwner("pod", o, type),
       selector,
     );
     this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
@@ -238,23 +246,65 @@ export class Controller {
     const key = queueKey(kind, namespace, name);
     const own = this.ownWrites.get(key);
     this.ownWrites.delete(key);
-    if (type === "update" && own !== undefined && own === resourceVersion && !this.skipped.has(key)) {
+    const triggers = this.o.metrics.reconcileTriggers;
+    if (type === "update" && own !== undefined && own === resourceVersion) {
       // The cache has caught up with the write: no copy older than it can come back.
       this.superseded.delete(key);
-      return;
+      const deferred = this.skipped.get(key);
+      this.skipped.delete(key);
+      const phase = (obj as CausewayResource).status?.phase;
+      if (deferred === undefined || (!deferred && isTerminal(phase))) {
+        triggers.inc({ source: "resource", outcome: "own_write" });
+        return;
+      }
     }
     this.skipped.delete(key);
+    triggers.inc({ source: "resource", outcome: "queued" });
     this.queue.add(key);
   }
 
-  /** Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced. */
-  private enqueueOwner(obj: KubernetesObject): void {
+  /**
+   * Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced.
+   * Events that cannot change a decision run no pass (controller-runtime's predicates): the add
+   * event of a Job this operator has just created (the creating pass decided on it already),
+   * and, for a terminal resource, anything but a Job that still runs (cleanup reads nothing
+   * else). While the cached resource is one the operator's own write has superseded, the event
+   * waits for that write's watch event instead of running a pass that would meet a conflict.
+   */
+  private enqueueOwner(source: "job" | "pod", obj: KubernetesObject, type: InformerEvent): void {
     const labels = obj.metadata?.labels ?? {};
     const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
-    const namespace = obj.metadata?.namespace;
+    const { namespace, name: objName, resourceVersion } = obj.metadata ?? {};
     const name = labels[LABELS.resource];
-    if (kind && namespace && name)
-      this.queue.addAfter(queueKey(kind, namespace, name), this.o.coalesceMs ?? 0);
+    if (!kind || !namespace || !name) return;
+    const key = queueKey(kind, namespace, name);
+    const triggers = this.o.metrics.reconcileTriggers;
+    if (source === "job") {
+      const ownKey = `${namespace}/${objName}`;
+      const own = this.ownJobs.get(ownKey);
+      this.ownJobs.delete(ownKey);
+      if (type === "add" && own !== undefined && own === resourceVersion) {
+        triggers.inc({ source, outcome: "own_job" });
+        return;
+      }
+    }
+    // A Job that runs on matters to a terminal resource (cleanup stops it); nothing else does.
+    const job = obj as V1Job;
+    const matters =
+      source === "job" && type !== "delete" && !job.metadata?.deletionTimestamp && !isJobFinished(job);
+    const cached = this.cache.resource(kind, namespace, name);
+    const version = cached?.metadata.resourceVersion;
+    if (version !== undefined && this.superseded.get(key) === version) {
+      this.skipped.set(key, (this.skipped.get(key) ?? false) || matters);
+      triggers.inc({ source, outcome: "deferred" });
+      return;
+    }
+    if (cached && isTerminal(cached.status?.phase) && !matters) {
+      triggers.inc({ source, outcome: "terminal" });
+      return;
+    }
+    triggers.inc({ source, outcome: "queued" });
+    this.queue.addAfter(key, this.o.coalesceMs ?? 0);
   }
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
@@ -299,16 +349,19 @@ export class Controller {
     const key = queueKey(kind, namespace, name);
     const cached = this.cache.resource(kind, namespace, name);
     // Missing means done: the garbage collector removes the Job and Secret with it.
+    const effects = this.o.metrics.reconcileEffects;
     if (!cached) {
       this.missingSince.delete(key);
       this.superseded.delete(key);
       this.ownWrites.delete(key);
       this.skipped.delete(key);
+      effects.inc({ kind, effect: "gone" });
       return {};
     }
     const version = cached.metadata.resourceVersion;
     if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.add(key);
+      this.skipped.set(key, true);
+      effects.inc({ kind, effect: "skipped" });
       return {};
     }
     this.superseded.delete(key);
@@ -390,6 +443,8 @@ export class Controller {
     for (const action of decision.actions) {
       if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
     }
+    const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
+    this.o.metrics.reconcileEffects.inc({ kind, effect });
     if (decision.status) {
       const written = await this.o.gateway.applyStatus(resource, decision.status);
       if (written === "conflict") {
@@ -427,9 +482,6 @@ export class Controller {
       case "createSecret":
         await gw.createSecret(action.secret);
         return "done";
-      case "deleteSecret":
-        await gw.deleteSecret(namespace, action.name);
-        return "done";
       case "deleteJob":
         await gw.deleteJob(namespace, action.name);
         return "done";
@@ -445,6 +497,14 @@ export class Controller {
         );
         // An earlier pass or another leader was first: whose Job it is, the next round decides.
         if (created === "exists") return "reobserve";
+        const { name: jobName, resourceVersion } = created.metadata ?? {};
+        if (resourceVersion !== undefined) this.ownJobs.set(`${namespace}/${jobName}`, resourceVersion);
+        // A crash before this create leaves a Job without its Secret: the next pass sees a Job
+        // the status does not name yet and creates the Secret (reconcile's createSecret).
+        await gw.createSecret({
+          ...action.secret,
+          metadata: { ...action.secret.metadata, ownerReferences: [jobOwnerReference(created)] },
+        });
         this.o.metrics.jobsCreated.inc({ kind });
         log.info({ job: action.job.metadata?.name }, "created runner Job");
         return "done";
