@@ -150,6 +150,7 @@ export class Controller {
     for (const kind of KINDS) {
       const plural = RESOURCES[kind].plural;
       const informer = this.informer<KubernetesObject>(
+        trimMeta,
         plural,
         `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
         async () => {
@@ -168,6 +169,7 @@ export class Controller {
     }
     const selector = `${LABELS.managedBy}=causeway-operator`;
     this.jobs = this.informer<V1Job>(
+      trimJob,
       "jobs",
       `/apis/batch/v1/namespaces/${ns}/jobs`,
       () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
@@ -179,6 +181,7 @@ export class Controller {
     );
     this.informers.push(this.jobs as ResilientInformer<KubernetesObject>);
     this.pods = this.informer<V1Pod>(
+      trimPod,
       "pods",
       `/api/v1/namespaces/${ns}/pods`,
       () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
@@ -200,6 +203,7 @@ export class Controller {
   }
 
   private informer<T extends KubernetesObject>(
+    trim: (obj: T) => void,
     name: string,
     path: string,
     list: () => Promise<KubernetesListObject<T>>,
@@ -219,6 +223,7 @@ export class Controller {
       backoffBaseMs: 1000,
       backoffMaxMs: 60_000,
       onEvent: (type, obj) => onEvent(obj, type),
+      trim,
       onRestart: (cause) => this.o.metrics.watchRestarts.inc({ resource: name, cause }),
     });
   }
@@ -513,6 +518,28 @@ export class Controller {
         return unreachable(action);
     }
   }
+}
+
+/** Every cached object: the server-side-apply bookkeeping is read by no decision. */
+function trimMeta(obj: KubernetesObject): void {
+  if (obj.metadata) delete obj.metadata.managedFields;
+}
+
+/**
+ * A cached Job keeps what the decisions read (metadata, `activeDeadlineSeconds`, status): its
+ * pod template (the runner's spec as env, volumes, security context) is the bulk of it and is
+ * only ever built, never read back.
+ */
+function trimJob(job: V1Job): void {
+  trimMeta(job);
+  if (job.spec) job.spec.template = {};
+}
+
+/** A cached pod keeps its metadata, status and each container's name and resources (the OOM message's limit). */
+function trimPod(pod: V1Pod): void {
+  trimMeta(pod);
+  if (pod.spec)
+    pod.spec = { containers: pod.spec.containers.map(({ name, resources }) => ({ name, resources })) };
 }
 
 /**
