@@ -36,6 +36,8 @@ class FakeGateway implements KubeGateway {
   /** Resources whose cached copy stays at this object. */
   staleResources = new Map<string, CausewayResource>();
   private version = 1;
+  /** Called with what a write stored before its answer returns (a watch faster than the answer). */
+  beforeAnswer: (stored: CausewayResource | V1Job) => void = () => undefined;
 
   readonly cache: ControllerCache = {
     resource: (_kind, _ns, name) => this.staleResources.get(name) ?? this.resources.get(name),
@@ -68,6 +70,7 @@ class FakeGateway implements KubeGateway {
       status: {},
     };
     this.jobs.set(name, created);
+    this.beforeAnswer(structuredClone(created));
     return structuredClone(created);
   }
   async deleteJob(_ns: string, name: string) {
@@ -90,6 +93,7 @@ class FakeGateway implements KubeGateway {
     const next = structuredClone(stored);
     next.status = { ...status, reported: stored.status?.reported };
     this.put(next);
+    this.beforeAnswer(structuredClone(next));
     return { resourceVersion: next.metadata.resourceVersion };
   }
   async createEvent(_ns: string, event: EventsV1Event) {
@@ -348,5 +352,30 @@ describe("Controller: which watch events run a pass", () => {
     if (!written) throw new Error("resource gone");
     (controller as unknown as EventHandlers).onResourceEvent("prediction", written, "update");
     expect(await triggers(metrics)).toEqual({ "resource/own_write": 1 });
+  });
+});
+
+describe("Controller: the watch is faster than a write's answer", () => {
+  it("the events of its own Job create and status write, arriving before their answers, run no pass", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().build());
+    const handlers = controller as unknown as EventHandlers;
+    gateway.beforeAnswer = (stored) => {
+      if (stored.kind === "Job") handlers.enqueueOwner("job", stored as V1Job, "add");
+      else handlers.onResourceEvent("prediction", stored as CausewayResource, "update");
+    };
+    await controller.reconcile(key);
+    expect(await triggers(metrics)).toEqual({ "job/own_job": 1, "resource/own_write": 1 });
+    // Someone else's change arriving during a write is not mistaken for it.
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    gateway.beforeAnswer = () => {
+      const other = structuredClone(stored);
+      other.metadata.resourceVersion = "999";
+      handlers.onResourceEvent("prediction", other, "update");
+    };
+    gateway.jobs.set(`cw-pred-${JOB_ID}`, aJob(stored).condition("Complete").build());
+    await controller.reconcile(key);
+    expect((await triggers(metrics))["resource/queued"]).toBe(1);
   });
 });

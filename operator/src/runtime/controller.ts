@@ -118,6 +118,14 @@ export class Controller {
   private readonly skipped = new Map<string, boolean>();
   /** The resourceVersion of each Job this operator created, by namespace/name: its add event is no news. */
   private readonly ownJobs = new Map<string, string>();
+  /**
+   * Writes on their way, with the versions their watch events brought meanwhile (the watch can
+   * be faster than the write's answer): status writes by queue key, Job creates by
+   * namespace/name. Once the answer is in, the event of the write itself is dropped and any
+   * other one enqueued.
+   */
+  private readonly writing = new Map<string, string[]>();
+  private readonly creating = new Map<string, string[]>();
   /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
   private readonly ownWrites = new Map<string, string>();
   /**
@@ -249,6 +257,11 @@ export class Controller {
     const { namespace, name, resourceVersion } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
+    const inFlight = this.writing.get(key);
+    if (inFlight && type === "update" && resourceVersion !== undefined) {
+      inFlight.push(resourceVersion);
+      return;
+    }
     const own = this.ownWrites.get(key);
     this.ownWrites.delete(key);
     const triggers = this.o.metrics.reconcileTriggers;
@@ -286,6 +299,11 @@ export class Controller {
     const triggers = this.o.metrics.reconcileTriggers;
     if (source === "job") {
       const ownKey = `${namespace}/${objName}`;
+      const inFlight = this.creating.get(ownKey);
+      if (inFlight && type === "add" && resourceVersion !== undefined) {
+        inFlight.push(resourceVersion);
+        return;
+      }
       const own = this.ownJobs.get(ownKey);
       this.ownJobs.delete(ownKey);
       if (type === "add" && own !== undefined && own === resourceVersion) {
@@ -370,6 +388,8 @@ export class Controller {
       return {};
     }
     this.superseded.delete(key);
+    // This pass sees the caches after any deferred event: it does that event's work.
+    this.skipped.delete(key);
     // Never mutate cached objects.
     const resource = structuredClone(cached);
     // The pass continues the trace the API started (the resource's traceparent annotation).
@@ -451,17 +471,20 @@ export class Controller {
     const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
     this.o.metrics.reconcileEffects.inc({ kind, effect });
     if (decision.status) {
-      const written = await this.o.gateway.applyStatus(resource, decision.status);
+      const seen: string[] = [];
+      this.writing.set(key, seen);
+      let written: Awaited<ReturnType<KubeGateway["applyStatus"]>> | undefined;
+      try {
+        written = await this.o.gateway.applyStatus(resource, decision.status);
+      } finally {
+        this.writing.delete(key);
+        const after = written !== undefined && written !== "conflict" ? written.resourceVersion : undefined;
+        this.settleWrite(key, seen, resource.metadata.resourceVersion, after);
+      }
       if (written === "conflict") {
         // The cache was behind: the newer version's watch event brings this key back.
         log.debug("status write met a newer resource version");
         return {};
-      }
-      const before = resource.metadata.resourceVersion;
-      const after = written.resourceVersion;
-      if (before !== undefined && after !== undefined && after !== before) {
-        this.superseded.set(key, before);
-        this.ownWrites.set(key, after);
       }
       const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
       log.info(
@@ -472,6 +495,41 @@ export class Controller {
     if (decision.finished) this.o.metrics.jobsFinished.inc({ kind, ...decision.finished });
     for (const ev of decision.events) await this.o.recorder.record(resource, ev);
     return { requeueAfterMs: decision.requeueAfterMs };
+  }
+
+  /**
+   * After a status write (`after`: its new version, if it succeeded): the watch events that
+   * arrived during it are dropped if they are the write's own and enqueued otherwise; a write
+   * whose event is still to come is remembered, with the copy it superseded.
+   */
+  private settleWrite(
+    key: string,
+    seen: string[],
+    before: string | undefined,
+    after: string | undefined,
+  ): void {
+    const triggers = this.o.metrics.reconcileTriggers;
+    for (const version of seen) {
+      const own = version === after;
+      triggers.inc({ source: "resource", outcome: own ? "own_write" : "queued" });
+      if (!own) this.queue.add(key);
+    }
+    if (before !== undefined && after !== undefined && after !== before && !seen.includes(after)) {
+      this.superseded.set(key, before);
+      this.ownWrites.set(key, after);
+    }
+  }
+
+  /** The Job create counterpart of {@link settleWrite}. */
+  private settleCreate(key: string, jobKey: string, seen: string[], created: V1Job | undefined): void {
+    const triggers = this.o.metrics.reconcileTriggers;
+    const version = created?.metadata?.resourceVersion;
+    for (const v of seen) {
+      const own = v === version;
+      triggers.inc({ source: "job", outcome: own ? "own_job" : "queued" });
+      if (!own) this.queue.addAfter(key, this.o.coalesceMs ?? 0);
+    }
+    if (version !== undefined && !seen.includes(version)) this.ownJobs.set(jobKey, version);
   }
 
   /** Carries out one action; "reobserve" when a create found its Job already there. */
@@ -496,14 +554,22 @@ export class Controller {
         return "done";
       }
       case "createJob": {
-        // The runner's TRACEPARENT points at the span that created its Job.
-        const created = await inSpan("operator.create_job", (span) =>
-          gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
-        );
+        const jobKey = `${namespace}/${action.job.metadata?.name ?? ""}`;
+        const seen: string[] = [];
+        this.creating.set(jobKey, seen);
+        let created: V1Job | "exists" | undefined;
+        try {
+          // The runner's TRACEPARENT points at the span that created its Job.
+          created = await inSpan("operator.create_job", (span) =>
+            gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
+          );
+        } finally {
+          this.creating.delete(jobKey);
+          const key = queueKey(kind, namespace, resource.metadata.name ?? "");
+          this.settleCreate(key, jobKey, seen, created === "exists" ? undefined : created);
+        }
         // An earlier pass or another leader was first: whose Job it is, the next round decides.
         if (created === "exists") return "reobserve";
-        const { name: jobName, resourceVersion } = created.metadata ?? {};
-        if (resourceVersion !== undefined) this.ownJobs.set(`${namespace}/${jobName}`, resourceVersion);
         // A crash before this create leaves a Job without its Secret: the next pass sees a Job
         // the status does not name yet and creates the Secret (reconcile's createSecret).
         await gw.createSecret({
