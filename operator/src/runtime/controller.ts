@@ -36,6 +36,7 @@ import { reconcilePrediction } from "../reconcile/prediction.ts";
 import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
+import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
@@ -584,28 +585,6 @@ export class Controller {
         return unreachable(action);
     }
   }
-}
-
-/** Every cached object: the server-side-apply bookkeeping is read by no decision. */
-function trimMeta(obj: KubernetesObject): void {
-  if (obj.metadata) delete obj.metadata.managedFields;
-}
-
-/**
- * A cached Job keeps what the decisions read (metadata, `activeDeadlineSeconds`, status): its
- * pod template (the runner's spec as env, volumes, security context) is the bulk of it and is
- * only ever built, never read back.
- */
-function trimJob(job: V1Job): void {
-  trimMeta(job);
-  if (job.spec) job.spec.template = {};
-}
-
-/** A cached pod keeps its metadata, status and each container's name and resources (the OOM message's limit). */
-function trimPod(pod: V1Pod): void {
-  trimMeta(pod);
-  if (pod.spec)
-    pod.spec = { containers: pod.spec.containers.map(({ name, resources }) => ({ name, resources })) };
 }
 
 /**
