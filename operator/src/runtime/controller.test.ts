@@ -307,7 +307,7 @@ describe("Controller: which watch events run a pass", () => {
     if (!created) throw new Error("no Job");
     handlers.enqueueOwner("job", created, "add");
     expect(await triggers(metrics)).toEqual({ "job/own_job": 1 });
-    handlers.enqueueOwner("job", { ...created, status: { active: 1 } }, "update");
+    handlers.enqueueOwner("job", { ...created, status: { succeeded: 1 } }, "update");
     expect((await triggers(metrics))["job/queued"]).toBe(1);
   });
 
@@ -377,5 +377,31 @@ describe("Controller: the watch is faster than a write's answer", () => {
     gateway.jobs.set(`cw-pred-${JOB_ID}`, aJob(stored).condition("Complete").build());
     await controller.reconcile(key);
     expect((await triggers(metrics))["resource/queued"]).toBe(1);
+  });
+});
+
+describe("Controller: updates that change nothing a decision reads", () => {
+  it("a Job's ready count or a pod's finalizer runs no pass; a pod that starts does", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().created().build());
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    const handlers = controller as unknown as EventHandlers;
+    const job = aJob(stored).build();
+    handlers.enqueueOwner("job", job, "add");
+    handlers.enqueueOwner("job", { ...job, status: { ...job.status, ready: 1, active: 1 } }, "update");
+    const pod = runnerPod(aPod().build());
+    handlers.enqueueOwner("pod", pod, "add");
+    const tracked = structuredClone(pod);
+    tracked.metadata = { ...tracked.metadata, finalizers: ["batch.kubernetes.io/job-tracking"] };
+    handlers.enqueueOwner("pod", tracked, "update");
+    expect(await triggers(metrics)).toEqual({
+      "job/queued": 1,
+      "job/unchanged": 1,
+      "pod/queued": 1,
+      "pod/unchanged": 1,
+    });
+    handlers.enqueueOwner("pod", runnerPod(aPod().running(T0).build()), "update");
+    expect((await triggers(metrics))["pod/queued"]).toBe(2);
   });
 });

@@ -37,6 +37,7 @@ import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/t
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
 import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
+import { jobView, podView } from "./decision-view.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
@@ -126,6 +127,8 @@ export class Controller {
    * other one enqueued.
    */
   private readonly writing = new Map<string, string[]>();
+  /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
+  private readonly views = new Map<string, string>();
   private readonly creating = new Map<string, string[]>();
   /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
   private readonly ownWrites = new Map<string, string>();
@@ -298,6 +301,18 @@ export class Controller {
     if (!kind || !namespace || !name) return;
     const key = queueKey(kind, namespace, name);
     const triggers = this.o.metrics.reconcileTriggers;
+    // An update that leaves everything the decisions read as it was cannot change one.
+    const viewKey = `${source}/${namespace}/${objName}`;
+    if (type === "delete") this.views.delete(viewKey);
+    else {
+      const view = source === "job" ? jobView(obj as V1Job) : podView(obj as V1Pod);
+      const unchanged = type === "update" && this.views.get(viewKey) === view;
+      this.views.set(viewKey, view);
+      if (unchanged) {
+        triggers.inc({ source, outcome: "unchanged" });
+        return;
+      }
+    }
     if (source === "job") {
       const ownKey = `${namespace}/${objName}`;
       const inFlight = this.creating.get(ownKey);
