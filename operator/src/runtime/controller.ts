@@ -37,7 +37,7 @@ import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/t
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
 import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
-import { jobView, podView } from "./decision-view.ts";
+import { isFreshPod, jobView, podView } from "./decision-view.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
@@ -308,7 +308,7 @@ export class Controller {
       const view = source === "job" ? jobView(obj as V1Job) : podView(obj as V1Pod);
       const unchanged = type === "update" && this.views.get(viewKey) === view;
       this.views.set(viewKey, view);
-      if (unchanged) {
+      if (unchanged || (source === "pod" && type === "add" && isFreshPod(obj as V1Pod))) {
         triggers.inc({ source, outcome: "unchanged" });
         return;
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aJob, aPod, aPrediction, T0 } from "../../../test/builders/prediction.ts";
-import { jobView, podView } from "./decision-view.ts";
+import { isFreshPod, jobView, podView } from "./decision-view.ts";
 
 describe("decision views", () => {
   const job = aJob(aPrediction().build()).build();
@@ -27,5 +27,12 @@ describe("decision views", () => {
     const deleting = structuredClone(running);
     deleting.metadata = { ...deleting.metadata, deletionTimestamp: T0 };
     expect(podView(deleting)).not.toBe(podView(running));
+  });
+
+  it("a fresh pod is one nothing has happened to yet", () => {
+    expect(isFreshPod(aPod().build())).toBe(true);
+    expect(isFreshPod(aPod().running(T0).build())).toBe(false);
+    expect(isFreshPod(aPod().waiting("ErrImagePull", "pull failed").build())).toBe(false);
+    expect(isFreshPod(aPod().unschedulable("0/1 nodes").build())).toBe(false);
   });
 });

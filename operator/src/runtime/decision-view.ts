@@ -48,3 +48,24 @@ export function podView(pod: V1Pod): string {
     runner?.waiting ? ["waiting", runner.waiting.reason, runner.waiting.message] : null,
   ]);
 }
+
+/**
+ * A pod as the Job controller creates it: Pending, nothing started, scheduled or refused yet.
+ * Its arrival changes no decision (the pass that created the Job already said Pending); only the
+ * pending timeout is measured from it, and the requeue at the Job's timeout measures again.
+ */
+export function isFreshPod(pod: V1Pod): boolean {
+  const s = pod.status ?? {};
+  return (
+    (s.phase === undefined || s.phase === "Pending") &&
+    pod.metadata?.deletionTimestamp == null &&
+    (s.containerStatuses ?? []).every(
+      (c) => c.state?.running == null && c.state?.terminated == null && c.state?.waiting == null,
+    ) &&
+    !(s.conditions ?? []).some(
+      (c) =>
+        (c.type === "DisruptionTarget" && c.status === "True") ||
+        (c.type === "PodScheduled" && c.status === "False"),
+    )
+  );
+}
