@@ -251,6 +251,14 @@ export interface OperatorProcess {
 }
 
 /** Starts `node operator/src/main.ts` with the given kubeconfig and extra env. */
+/** The operator's NODE_OPTIONS as the chart sets them (`operator.nodeOptions`): tests run what a cluster runs. */
+function chartNodeOptions(): string {
+  const values = parse(readFileSync(join(REPO, "charts", "causeway", "values.yaml"), "utf8")) as {
+    operator?: { nodeOptions?: string };
+  };
+  return values.operator?.nodeOptions ?? "";
+}
+
 export function startOperator(
   node: string,
   opts: {
@@ -282,6 +290,7 @@ export function startOperator(
       RETRY_PERIOD_SECONDS: "1",
       LOG_LEVEL: "debug",
       ...opts.env,
+      NODE_OPTIONS: [chartNodeOptions(), opts.env?.NODE_OPTIONS ?? ""].join(" ").trim(),
     },
   });
   closeSync(fd);
