@@ -15,9 +15,9 @@ export type Outcome =
   | { state: "succeeded"; reason: Reason; message: string }
   | { state: "failed"; reason: Reason; message: string; errorCode: FailureCode | null };
 
-const IMAGE_PULL_BACKOFF = new Set(["ImagePullBackOff", "ErrImagePull"]);
+export const IMAGE_PULL_BACKOFF: ReadonlySet<string> = new Set(["ImagePullBackOff", "ErrImagePull"]);
 /** Image errors that never heal on their own: fail at once instead of waiting out the timeout. */
-const IMAGE_FATAL = new Set(["InvalidImageName", "ErrImageNeverPull"]);
+export const IMAGE_FATAL: ReadonlySet<string> = new Set(["InvalidImageName", "ErrImageNeverPull"]);
 const MAX_MESSAGE = 1000;
 
 const clip = (s: string | undefined): string => (s ?? "").trim().slice(0, MAX_MESSAGE);

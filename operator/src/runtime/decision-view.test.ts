@@ -31,6 +31,7 @@ describe("decision views", () => {
 
   it("a fresh pod is one nothing has happened to yet", () => {
     expect(isFreshPod(aPod().build())).toBe(true);
+    expect(isFreshPod(aPod().waiting("ContainerCreating", "").build())).toBe(true);
     expect(isFreshPod(aPod().running(T0).build())).toBe(false);
     expect(isFreshPod(aPod().waiting("ErrImagePull", "pull failed").build())).toBe(false);
     expect(isFreshPod(aPod().unschedulable("0/1 nodes").build())).toBe(false);

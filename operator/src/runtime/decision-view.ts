@@ -8,6 +8,7 @@
  */
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import { RUNNER_CONTAINER } from "../reconcile/job.ts";
+import { IMAGE_FATAL, IMAGE_PULL_BACKOFF } from "../reconcile/outcome.ts";
 
 const when = (t: Date | string | undefined): string | null =>
   t === undefined ? null : new Date(t).toISOString();
@@ -26,10 +27,16 @@ export function jobView(job: V1Job): string {
   ]);
 }
 
+/**
+ * A pod's view: of its conditions only the two that decide (evicted, unschedulable); of a
+ * waiting runner only an image problem (ContainerCreating and the like decide nothing: the
+ * pending timeout is a clock, not an event). Its start time is read with its running state.
+ */
 export function podView(pod: V1Pod): string {
   const m = pod.metadata ?? {};
   const s = pod.status ?? {};
   const runner = s.containerStatuses?.find((c) => c.name === RUNNER_CONTAINER)?.state;
+  const waiting = runner?.waiting?.reason ?? "";
   return JSON.stringify([
     m.uid,
     when(m.creationTimestamp),
@@ -37,15 +44,18 @@ export function podView(pod: V1Pod): string {
     s.phase,
     s.reason,
     s.message,
-    when(s.startTime),
     (s.conditions ?? [])
-      .filter((c) => c.type === "DisruptionTarget" || c.type === "PodScheduled")
+      .filter(
+        (c) =>
+          (c.type === "DisruptionTarget" && c.status === "True") ||
+          (c.type === "PodScheduled" && c.status === "False"),
+      )
       .map((c) => [c.type, c.status, c.reason, c.message]),
-    runner?.running ? ["running", when(runner.running.startedAt)] : null,
+    runner?.running ? "running" : null,
     runner?.terminated
       ? ["terminated", runner.terminated.exitCode, runner.terminated.reason, runner.terminated.message]
       : null,
-    runner?.waiting ? ["waiting", runner.waiting.reason, runner.waiting.message] : null,
+    IMAGE_FATAL.has(waiting) || IMAGE_PULL_BACKOFF.has(waiting) ? [waiting, runner?.waiting?.message] : null,
   ]);
 }
 
@@ -56,16 +66,9 @@ export function podView(pod: V1Pod): string {
  */
 export function isFreshPod(pod: V1Pod): boolean {
   const s = pod.status ?? {};
-  return (
-    (s.phase === undefined || s.phase === "Pending") &&
-    pod.metadata?.deletionTimestamp == null &&
-    (s.containerStatuses ?? []).every(
-      (c) => c.state?.running == null && c.state?.terminated == null && c.state?.waiting == null,
-    ) &&
-    !(s.conditions ?? []).some(
-      (c) =>
-        (c.type === "DisruptionTarget" && c.status === "True") ||
-        (c.type === "PodScheduled" && c.status === "False"),
-    )
-  );
+  const fresh = podView({
+    metadata: { uid: pod.metadata?.uid, creationTimestamp: pod.metadata?.creationTimestamp },
+    status: { phase: "Pending" },
+  });
+  return (s.phase === undefined || s.phase === "Pending") && podView(pod) === fresh;
 }
