@@ -56,11 +56,16 @@ export function isControlledBy(child: { metadata?: V1ObjectMeta }, resource: Cau
   return ref !== undefined && ref.uid === resource.metadata.uid;
 }
 
-/** True when the Job has finished, either way (a True `Complete` or `Failed` condition). */
+/**
+ * The conditions that end a Job: `Complete` and `Failed`, and the ones the Job controller
+ * (>= 1.31) sets as soon as the end is decided, while the last pods still terminate
+ * (`SuccessCriteriaMet` before `Complete`, `FailureTarget` before `Failed`).
+ */
+const ENDING = new Set(["Complete", "Failed", "SuccessCriteriaMet", "FailureTarget"]);
+
+/** True when the Job has finished or its end is decided, either way: nothing is left to stop. */
 export function isJobFinished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some(
-    (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
-  );
+  return (job.status?.conditions ?? []).some((c) => ENDING.has(c.type) && c.status === "True");
 }
 
 function childMeta(resource: CausewayResource, name: string): V1ObjectMeta {

@@ -91,7 +91,8 @@ function pendingProblem(pod: V1Pod | undefined, timedOut: boolean): Outcome | nu
 
 /** The outcome of a runner Job observed at `now`. */
 export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config: ReconcileConfig): Outcome {
-  if (jobCondition(job, "Complete")) {
+  // SuccessCriteriaMet (Kubernetes >= 1.31) comes before Complete, as soon as the Job has succeeded.
+  if (jobCondition(job, "Complete") ?? jobCondition(job, "SuccessCriteriaMet")) {
     return { state: "succeeded", reason: REASONS.jobSucceeded, message: "The runner Job completed." };
   }
   // Exit code 3: the runner reported its failure through a callback; the code is the API's to record.

@@ -139,6 +139,20 @@ const cases: Case[] = [
     wantRequeueMs: 60_000,
   },
   {
+    name: "success decided (SuccessCriteriaMet, >= 1.31), pods still terminating: Completed, no requeue",
+    resource: created().build(),
+    job: job(created().build()).condition("SuccessCriteriaMet").build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: [],
+    wantRequeueMs: null,
+  },
+  {
     name: "Job complete: Completed (the Secret goes with the Job)",
     resource: created().status({ phase: "Processing" }).build(),
     job: job(created().build()).condition("Complete").build(),
