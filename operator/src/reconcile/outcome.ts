@@ -10,8 +10,7 @@ import { REASONS, type ReconcileConfig, type Reason } from "./types.ts";
 /** Where a Job stands. `errorCode` is set only for failures the operator itself detected. */
 export type Outcome =
   | { state: "pending"; reason: Reason; message: string; timeoutAt: Date }
-  /** `exited`: the newest pod's runner has already exited 0 (the Job has yet to say Complete). */
-  | { state: "running"; reason: Reason; message: string; startedAt: Date; exited: boolean }
+  | { state: "running"; reason: Reason; message: string; startedAt: Date }
   | { state: "succeeded"; reason: Reason; message: string }
   | { state: "failed"; reason: Reason; message: string; errorCode: FailureCode | null };
 
@@ -29,6 +28,11 @@ function jobCondition(job: V1Job, type: string): { reason?: string; message?: st
 
 function runnerStatus(pod: V1Pod): V1ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === RUNNER_CONTAINER);
+}
+
+/** True when a runner pod has succeeded: its Job will complete without anything else running. */
+export function hasSucceededPod(pods: readonly V1Pod[]): boolean {
+  return pods.some((p) => p.status?.phase === "Succeeded");
 }
 
 /** Pods newest first. */
@@ -113,6 +117,11 @@ export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config
     };
   }
   if (failed) return podFailure(pods, failed.message ?? "");
+  // A runner pod that succeeded is the Job's success (one completion, restartPolicy Never): the
+  // Job controller's own verdict follows, at a thousand Jobs tens of seconds later.
+  if (hasSucceededPod(pods)) {
+    return { state: "succeeded", reason: REASONS.jobSucceeded, message: "The runner completed." };
+  }
 
   // Terminating pods are on their way out; a replacement (if any) decides what comes next.
   const sorted = newestFirst(pods).filter((p) => !p.metadata?.deletionTimestamp);
@@ -126,14 +135,7 @@ export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config
     const startedAt = new Date(
       time(started?.status?.startTime ?? newest?.status?.startTime) || now.getTime(),
     );
-    const exited = newest?.status?.phase === "Succeeded";
-    return {
-      state: "running",
-      reason: REASONS.podRunning,
-      message: "The runner is running.",
-      startedAt,
-      exited,
-    };
+    return { state: "running", reason: REASONS.podRunning, message: "The runner is running.", startedAt };
   }
   // Pending: measured from the newest pod, or from the Job while no pod exists yet.
   const since = time(newest?.metadata?.creationTimestamp ?? job.metadata?.creationTimestamp) || now.getTime();

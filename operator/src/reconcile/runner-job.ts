@@ -10,7 +10,7 @@ import type { FailureCode } from "@causeway/contract";
 import { removeCondition, setCondition } from "@causeway/contract";
 import { CONDITION_TYPES, type CausewayStatus, type Phase } from "@causeway/contract";
 import { buildJob, buildSecret, childNames, isControlledBy, isJobFinished } from "./job.ts";
-import { jobOutcome } from "./outcome.ts";
+import { hasSucceededPod, jobOutcome } from "./outcome.ts";
 import {
   REASONS,
   type Action,
@@ -74,7 +74,14 @@ export function operatorStatus(status: CausewayStatus | undefined): OperatorStat
 function cleanup(obs: Observed, job: V1Job | null, config: ReconcileConfig): Decision {
   const { resource, now } = obs;
   const none: Decision = { actions: [], status: null, events: [], requeueAfterMs: null };
-  if (!job || !isControlledBy(job, resource) || isJobFinished(job) || job.metadata?.deletionTimestamp)
+  // A Job whose runner succeeded ends by itself (its controller may be slow to say so).
+  if (
+    !job ||
+    !isControlledBy(job, resource) ||
+    isJobFinished(job) ||
+    job.metadata?.deletionTimestamp ||
+    hasSucceededPod(obs.pods)
+  )
     return none;
   const completedAt = new Date(resource.status?.completionTime ?? now.toISOString()).getTime();
   const deleteAt = completedAt + config.terminalGraceSeconds * 1000;
@@ -250,13 +257,7 @@ export function reconcileRunnerJob(
     const outcome = jobOutcome(job, pods, now, config);
     if (outcome.state === "succeeded") next.completed(outcome.reason, outcome.message);
     else if (outcome.state === "failed") next.failed(outcome.reason, outcome.message, outcome.errorCode);
-    else if (outcome.state === "running" && outcome.exited && prev?.jobName && prev.phase === "Pending") {
-      // The runner already exited 0 and the Job's Complete condition is on its way (its update
-      // event brings this key back): Processing now would be a write that Completed overwrites
-      // a moment later. The resync requeue is the safety net behind that event.
-      next.requeueAfterMs = config.resyncSeconds * 1000;
-      next.hold = true;
-    } else if (outcome.state === "running" || reported === "processing") {
+    else if (outcome.state === "running" || reported === "processing") {
       const startedAt = outcome.state === "running" ? outcome.startedAt : now;
       next.running(REASONS.podRunning, "The runner is running.", startedAt);
       next.requeueAfterMs = config.resyncSeconds * 1000;
@@ -267,7 +268,7 @@ export function reconcileRunnerJob(
   }
 
   if (isTerminal(next.status.phase)) {
-    if (job && isControlledBy(job, resource) && !isJobFinished(job))
+    if (job && isControlledBy(job, resource) && !isJobFinished(job) && !hasSucceededPod(pods))
       next.requeueAfterMs = config.terminalGraceSeconds * 1000;
   }
   return next.decision(prev);
