@@ -251,12 +251,19 @@ export interface OperatorProcess {
 }
 
 /** Starts `node operator/src/main.ts` with the given kubeconfig and extra env. */
-/** The operator's NODE_OPTIONS as the chart sets them (`operator.nodeOptions`): tests run what a cluster runs. */
-function chartNodeOptions(): string {
+/**
+ * The operator's runtime settings as the chart sets them (`operator.nodeOptions`,
+ * `operator.mallocArenaMax`): tests run what a cluster runs.
+ */
+function chartRuntimeEnv(): { NODE_OPTIONS: string; MALLOC_ARENA_MAX?: string } {
   const values = parse(readFileSync(join(REPO, "charts", "causeway", "values.yaml"), "utf8")) as {
-    operator?: { nodeOptions?: string };
+    operator?: { nodeOptions?: string; mallocArenaMax?: number };
   };
-  return values.operator?.nodeOptions ?? "";
+  const arenas = values.operator?.mallocArenaMax;
+  return {
+    NODE_OPTIONS: values.operator?.nodeOptions ?? "",
+    ...(arenas ? { MALLOC_ARENA_MAX: String(arenas) } : {}),
+  };
 }
 
 export function startOperator(
@@ -289,8 +296,9 @@ export function startOperator(
       RENEW_DEADLINE_SECONDS: "3",
       RETRY_PERIOD_SECONDS: "1",
       LOG_LEVEL: "debug",
+      ...chartRuntimeEnv(),
       ...opts.env,
-      NODE_OPTIONS: [chartNodeOptions(), opts.env?.NODE_OPTIONS ?? ""].join(" ").trim(),
+      NODE_OPTIONS: [chartRuntimeEnv().NODE_OPTIONS, opts.env?.NODE_OPTIONS ?? ""].join(" ").trim(),
     },
   });
   closeSync(fd);
