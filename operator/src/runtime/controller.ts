@@ -127,9 +127,9 @@ export class Controller {
    * other one enqueued.
    */
   private readonly writing = new Map<string, string[]>();
+  private readonly creating = new Map<string, string[]>();
   /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
   private readonly views = new Map<string, string>();
-  private readonly creating = new Map<string, string[]>();
   /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
   private readonly ownWrites = new Map<string, string>();
   /**

@@ -50,7 +50,7 @@ export class OperatorMetrics {
   });
   readonly reconcileTriggers = new Counter({
     name: "causeway_reconcile_triggers_total",
-    help: "Watch events by source (resource, job, pod) and what became of them (queued, own_write, own_job, terminal, deferred)",
+    help: "Watch events by source (resource, job, pod) and what became of them (queued, own_write, own_job, unchanged, terminal, deferred)",
     labelNames: ["source", "outcome"],
     registers: [this.registry],
   });
