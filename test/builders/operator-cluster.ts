@@ -251,6 +251,21 @@ export interface OperatorProcess {
 }
 
 /** Starts `node operator/src/main.ts` with the given kubeconfig and extra env. */
+/**
+ * The operator's runtime settings as the chart sets them (`operator.nodeOptions`,
+ * `operator.mallocArenaMax`): tests run what a cluster runs.
+ */
+function chartRuntimeEnv(): { NODE_OPTIONS: string; MALLOC_ARENA_MAX?: string } {
+  const values = parse(readFileSync(join(REPO, "charts", "causeway", "values.yaml"), "utf8")) as {
+    operator?: { nodeOptions?: string; mallocArenaMax?: number };
+  };
+  const arenas = values.operator?.mallocArenaMax;
+  return {
+    NODE_OPTIONS: values.operator?.nodeOptions ?? "",
+    ...(arenas ? { MALLOC_ARENA_MAX: String(arenas) } : {}),
+  };
+}
+
 export function startOperator(
   node: string,
   opts: {
@@ -281,7 +296,9 @@ export function startOperator(
       RENEW_DEADLINE_SECONDS: "3",
       RETRY_PERIOD_SECONDS: "1",
       LOG_LEVEL: "debug",
+      ...chartRuntimeEnv(),
       ...opts.env,
+      NODE_OPTIONS: [chartRuntimeEnv().NODE_OPTIONS, opts.env?.NODE_OPTIONS ?? ""].join(" ").trim(),
     },
   });
   closeSync(fd);
@@ -309,6 +326,14 @@ export function metricSum(text: string, name: string, ...filter: string[]): numb
     .reduce((s, l) => s + Number(l.split(" ").at(-1)), 0);
 }
 
+/** The resource (and subresource) a request path names: `/apis/g/v/namespaces/ns/jobs/x/status` → `jobs/status`. */
+function resourceOf(path: string): string {
+  const parts = path.split("/").filter(Boolean);
+  const at = parts.indexOf("namespaces");
+  const rest = at >= 0 && parts.length > at + 2 ? parts.slice(at + 2) : parts.slice(-1);
+  return [rest[0], rest[2]].filter(Boolean).join("/");
+}
+
 /**
  * A plain-HTTP proxy in front of the API server that can break watches: `breakWatches()` cuts
  * every open watch stream, and every `goneEvery`-th watch that resumes from a resourceVersion
@@ -321,7 +346,10 @@ export class WatchBreakingProxy {
   port = 0;
   gone = 0;
   broken = 0;
-  /** Requests passed on, by "VERB kind" (e.g. "GET watch", "POST", "PATCH"): what a client costs the API server. */
+  /**
+   * Requests passed on, by "VERB[ watch] resource[/subresource]" (e.g. "GET watch jobs", "POST events",
+   * "PATCH predictions/status"): what a client costs the API server, and on what.
+   */
   readonly requests = new Map<string, number>();
   private readonly target: URL;
   private readonly agent: Agent;
@@ -359,7 +387,7 @@ export class WatchBreakingProxy {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://proxy");
     const isWatch = url.searchParams.get("watch") === "true";
-    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""}`;
+    const key = `${req.method ?? "GET"}${isWatch ? " watch" : ""} ${resourceOf(url.pathname)}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     if (isWatch && url.searchParams.get("resourceVersion")) {
       this.resumes += 1;

@@ -188,7 +188,11 @@ export class JobBuilder {
     return this;
   }
 
-  condition(type: "Complete" | "Failed" | "FailureTarget", reason = "", message = ""): this {
+  condition(
+    type: "Complete" | "Failed" | "FailureTarget" | "SuccessCriteriaMet",
+    reason = "",
+    message = "",
+  ): this {
     this.job.status = { ...this.job.status, conditions: [{ type, status: "True", reason, message }] };
     return this;
   }

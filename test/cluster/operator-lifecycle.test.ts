@@ -60,6 +60,14 @@ describe("operator on a real control plane", () => {
       controller: true,
       blockOwnerDeletion: true,
     });
+    // The callback Secret is the Job's: the garbage collector removes it with the Job.
+    const secret = await clients(admin).core.readNamespacedSecret({
+      namespace,
+      name: `cw-pred-${r.metadata.name}-callback`,
+    });
+    expect(secret.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "Job", name: jobs[0]?.metadata?.name, uid: jobs[0]?.metadata?.uid }),
+    ]);
   });
 
   it.each([
@@ -75,12 +83,15 @@ describe("operator on a real control plane", () => {
     expect(await jobsOf(admin, namespace, r.metadata.name ?? "")).toHaveLength(1);
   });
 
-  it("writes Kubernetes Events for transitions", async () => {
-    const events = await waitFor("events", async () => {
+  it("writes Kubernetes Events for outcomes (the steps before are in the conditions)", async () => {
+    const outcomes = ["JobSucceeded", "RunnerFailed", "RunnerCrashed", "OOMKilled"];
+    const events = await waitFor("an Event for each outcome", async () => {
       const list = await clients(admin).core.listNamespacedEvent({ namespace });
-      return list.items.length > 0 ? list.items : null;
+      const reasons = new Set(list.items.map((e) => e.reason));
+      return outcomes.every((r) => reasons.has(r)) ? list.items : null;
     });
-    expect(events.map((e) => e.reason)).toContain("JobCreated");
+    expect(events.find((e) => e.reason === "OOMKilled")?.type).toBe("Warning");
+    expect(events.map((e) => e.reason)).not.toContain("JobCreated");
   });
 
   it("survives SIGKILL mid-reconcile: still exactly one Job per resource, all reach a terminal phase", async () => {

@@ -57,6 +57,17 @@ function memory(pid: number | undefined): { peak: number; now: number } {
   return { peak: Math.round(kb("VmHWM") / 1024), now: Math.round(kb("VmRSS") / 1024) };
 }
 
+/** A counter's series as "label values" → value, e.g. {"pod/queued": 812} (which events ran passes). */
+function series(metrics: string, name: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labels = [...line.matchAll(/="([^"]*)"/g)].map((m) => m[1]).join("/");
+    out[labels] = Number(line.split(" ").at(-1));
+  }
+  return out;
+}
+
 function requestCount(proxy: WatchBreakingProxy | undefined): number {
   return [...(proxy?.requests.values() ?? [])].reduce((a, b) => a + b, 0);
 }
@@ -179,6 +190,11 @@ describe.skipIf(total === 0)("operator at scale", () => {
         `${reconciles} reconciles (${(reconciles / seconds).toFixed(1)}/s); API requests per resource: operator ${(opRequests / total).toFixed(2)} ${byVerb}, ` +
         `informer baseline ${(baseRequests / total).toFixed(2)}; peak RSS: operator ${opMemory.peak} MiB (now ${opMemory.now}), ` +
         `informer baseline ${baseMemory.peak} MiB (now ${baseMemory.now})\n`,
+    );
+    // Why passes ran and what they did: watch events by source/outcome, passes by kind/effect.
+    process.stderr.write(
+      `[scale] triggers ${JSON.stringify(series(metrics, "causeway_reconcile_triggers_total"))}; ` +
+        `passes ${JSON.stringify(series(metrics, "causeway_reconcile_effects_total"))}\n`,
     );
     process.stderr.write(
       `[scale] targets ${met ? "met" : "NOT met"}: API requests per resource ${perResource.requests.toFixed(2)} (≤ ${TARGETS.requestsPerResource}), ` +

@@ -154,7 +154,19 @@ export async function startKubeletDouble(options: KubeletDoubleOptions): Promise
       }
     }
     // Secret volumes become files in the pod's folder; env values naming a path in them follow.
-    const mounts = await materializeSecretVolumes(core, pod, container, join(logDir, `${name}-volumes`));
+    // Like the kubelet's volume manager: a Secret that does not exist yet (its creator makes it
+    // just after the pod's Job) fails the mount, which is retried; the pod stays ContainerCreating.
+    let mounts: Awaited<ReturnType<typeof materializeSecretVolumes>>;
+    for (;;) {
+      try {
+        mounts = await materializeSecretVolumes(core, pod, container, join(logDir, `${name}-volumes`));
+        break;
+      } catch (error) {
+        if (!(error instanceof ContainerConfigError)) throw error;
+        await sleep(500);
+        if (stopped || deleted.has(uid)) return { exitCode: null, reason: "Deleted" };
+      }
+    }
     env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, localPath(v, mounts)]));
     const argv = [...(container.command ?? []), ...(container.args ?? [])].map((part) =>
       localPath(expandReferences(part, env), mounts),

@@ -27,10 +27,9 @@ function gateway(): KubeGateway & { jobs: V1Job[] } {
   return {
     jobs,
     getJob: async () => null,
-    createJob: async (job) => (jobs.push(job), "created"),
+    createJob: async (job) => (jobs.push(job), job),
     deleteJob: async () => {},
     createSecret: async () => "created",
-    deleteSecret: async () => {},
     applyStatus: async () => ({ resourceVersion: undefined }),
     createEvent: async () => {},
     patchEvent: async () => {},

@@ -120,13 +120,22 @@ describe("buildJob", () => {
 });
 
 describe("buildSecret", () => {
-  it("holds the key derived from the server secret and the job id, owned by the resource", () => {
+  it("holds the key derived from the server secret and the job id, owned by its Job", () => {
     const resource = aPrediction().build();
-    const secret = buildSecret(resource, config);
+    const secret = buildSecret(resource, config, {
+      metadata: { name: `cw-pred-${JOB_ID}`, uid: "job-uid-1" },
+    });
     expect(secret.stringData?.[CALLBACK_KEY_FIELD]).toBe(
       deriveCallbackKey(config.callbackServerSecret, JOB_ID),
     );
-    expect(secret.metadata?.ownerReferences?.[0]?.uid).toBe("uid-1");
+    // The garbage collector removes it with the Job: no delete request of the operator's.
+    expect(secret.metadata?.ownerReferences).toEqual([
+      { apiVersion: "batch/v1", kind: "Job", name: `cw-pred-${JOB_ID}`, uid: "job-uid-1" },
+    ]);
     expect(secret.metadata?.name).toBe(`cw-pred-${JOB_ID}-callback`);
+  });
+
+  it("has no owner yet without its Job (the runtime adds the created Job's)", () => {
+    expect(buildSecret(aPrediction().build(), config).metadata?.ownerReferences).toEqual([]);
   });
 });

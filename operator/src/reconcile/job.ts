@@ -56,11 +56,16 @@ export function isControlledBy(child: { metadata?: V1ObjectMeta }, resource: Cau
   return ref !== undefined && ref.uid === resource.metadata.uid;
 }
 
-/** True when the Job has finished, either way (a True `Complete` or `Failed` condition). */
+/**
+ * The conditions that end a Job: `Complete` and `Failed`, and the ones the Job controller
+ * (>= 1.31) sets as soon as the end is decided, while the last pods still terminate
+ * (`SuccessCriteriaMet` before `Complete`, `FailureTarget` before `Failed`).
+ */
+const ENDING = new Set(["Complete", "Failed", "SuccessCriteriaMet", "FailureTarget"]);
+
+/** True when the Job has finished or its end is decided, either way: nothing is left to stop. */
 export function isJobFinished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some(
-    (c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True",
-  );
+  return (job.status?.conditions ?? []).some((c) => ENDING.has(c.type) && c.status === "True");
 }
 
 function childMeta(resource: CausewayResource, name: string): V1ObjectMeta {
@@ -78,13 +83,33 @@ function childMeta(resource: CausewayResource, name: string): V1ObjectMeta {
   };
 }
 
-/** The per-job Secret with the derived callback key; owned by the resource. */
-export function buildSecret(resource: CausewayResource, config: ReconcileConfig): V1Secret {
+/**
+ * The reference that makes a Job own its callback Secret: the garbage collector deletes the
+ * Secret with the Job (its TTL after it finished, or the resource's deletion), so no request of
+ * the operator's is needed to remove the key. Not a controller reference and not blocking: the
+ * Secret is the Job's data, not something that manages it.
+ */
+export function jobOwnerReference(job: V1Job): V1OwnerReference {
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    name: job.metadata?.name ?? "",
+    uid: job.metadata?.uid ?? "",
+  };
+}
+
+/**
+ * The per-job Secret with the derived callback key, owned by its Job when the Job is given
+ * (the runtime adds the reference to the Job it has just created otherwise).
+ */
+export function buildSecret(resource: CausewayResource, config: ReconcileConfig, job?: V1Job): V1Secret {
   const { secret } = childNames(resource.spec.kind, resource.metadata.name ?? "");
+  const metadata = childMeta(resource, secret);
+  metadata.ownerReferences = job ? [jobOwnerReference(job)] : [];
   return {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: childMeta(resource, secret),
+    metadata,
     type: "Opaque",
     stringData: {
       [CALLBACK_KEY_FIELD]: deriveCallbackKey(config.callbackServerSecret, resource.spec.job_id),

@@ -14,9 +14,9 @@ export type Outcome =
   | { state: "succeeded"; reason: Reason; message: string }
   | { state: "failed"; reason: Reason; message: string; errorCode: FailureCode | null };
 
-const IMAGE_PULL_BACKOFF = new Set(["ImagePullBackOff", "ErrImagePull"]);
+export const IMAGE_PULL_BACKOFF: ReadonlySet<string> = new Set(["ImagePullBackOff", "ErrImagePull"]);
 /** Image errors that never heal on their own: fail at once instead of waiting out the timeout. */
-const IMAGE_FATAL = new Set(["InvalidImageName", "ErrImageNeverPull"]);
+export const IMAGE_FATAL: ReadonlySet<string> = new Set(["InvalidImageName", "ErrImageNeverPull"]);
 const MAX_MESSAGE = 1000;
 
 const clip = (s: string | undefined): string => (s ?? "").trim().slice(0, MAX_MESSAGE);
@@ -28,6 +28,11 @@ function jobCondition(job: V1Job, type: string): { reason?: string; message?: st
 
 function runnerStatus(pod: V1Pod): V1ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === RUNNER_CONTAINER);
+}
+
+/** True when a runner pod has succeeded: its Job will complete without anything else running. */
+export function hasSucceededPod(pods: readonly V1Pod[]): boolean {
+  return pods.some((p) => p.status?.phase === "Succeeded");
 }
 
 /** Pods newest first. */
@@ -90,7 +95,8 @@ function pendingProblem(pod: V1Pod | undefined, timedOut: boolean): Outcome | nu
 
 /** The outcome of a runner Job observed at `now`. */
 export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config: ReconcileConfig): Outcome {
-  if (jobCondition(job, "Complete")) {
+  // SuccessCriteriaMet (Kubernetes >= 1.31) comes before Complete, as soon as the Job has succeeded.
+  if (jobCondition(job, "Complete") ?? jobCondition(job, "SuccessCriteriaMet")) {
     return { state: "succeeded", reason: REASONS.jobSucceeded, message: "The runner Job completed." };
   }
   // Exit code 3: the runner reported its failure through a callback; the code is the API's to record.
@@ -111,6 +117,11 @@ export function jobOutcome(job: V1Job, pods: readonly V1Pod[], now: Date, config
     };
   }
   if (failed) return podFailure(pods, failed.message ?? "");
+  // A runner pod that succeeded is the Job's success (one completion, restartPolicy Never): the
+  // Job controller's own verdict follows, at a thousand Jobs tens of seconds later.
+  if (hasSucceededPod(pods)) {
+    return { state: "succeeded", reason: REASONS.jobSucceeded, message: "The runner completed." };
+  }
 
   // Terminating pods are on their way out; a replacement (if any) decides what comes next.
   const sorted = newestFirst(pods).filter((p) => !p.metadata?.deletionTimestamp);

@@ -68,13 +68,13 @@ function jobsAfter(before: V1Job | null, d: Decision): number {
 
 const cases: Case[] = [
   {
-    name: "new resource: creates the Secret and exactly one Job",
+    name: "new resource: creates exactly one Job (and its Secret after it), no Event",
     resource: aPrediction().build(),
     job: null,
     wantStatus: { phase: "Pending", conditions: { Created: "True/JobCreated", Running: "False/JobPending" } },
     wantJobs: 1,
-    wantEvents: ["JobCreated"],
-    wantActions: ["createSecret", "createJob"],
+    wantEvents: [],
+    wantActions: ["createJob"],
     wantRequeueMs: 300_000,
   },
   {
@@ -89,14 +89,14 @@ const cases: Case[] = [
     wantRequeueMs: 200_000,
   },
   {
-    name: "crash after Job create, before status write: adopts the Job instead of creating another",
+    name: "crash after Job create, before status write: adopts the Job, makes sure of its Secret",
     resource: aPrediction().build(),
     job: job(aPrediction().build()).build(),
     now: at(5),
     wantStatus: { phase: "Pending", conditions: { Created: "True/JobCreated", Running: "False/JobPending" } },
     wantJobs: 1,
-    wantEvents: ["JobCreated"],
-    wantActions: [],
+    wantEvents: [],
+    wantActions: ["createSecret"],
   },
   {
     name: "pod running: Processing",
@@ -109,11 +109,55 @@ const cases: Case[] = [
       conditions: { Created: "True/JobCreated", Running: "True/PodRunning" },
     },
     wantJobs: 1,
-    wantEvents: ["PodRunning"],
+    wantEvents: [],
     wantRequeueMs: 60_000,
   },
   {
-    name: "Job complete: Completed and the Secret is deleted",
+    name: "runner exited 0, the Job not Complete yet: Completed at once, no requeue for cleanup",
+    resource: created().build(),
+    job: job(created().build()).build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    now: at(30),
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: [],
+    wantRequeueMs: null,
+  },
+  {
+    name: "runner exited 0 before the first status write: Completed, and its Secret made sure of",
+    resource: aPrediction().build(),
+    job: job(aPrediction().build()).build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    now: at(30),
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: ["createSecret"],
+    wantRequeueMs: null,
+  },
+  {
+    name: "success decided (SuccessCriteriaMet, >= 1.31), pods still terminating: Completed, no requeue",
+    resource: created().build(),
+    job: job(created().build()).condition("SuccessCriteriaMet").build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: [],
+    wantRequeueMs: null,
+  },
+  {
+    name: "Job complete: Completed (the Secret goes with the Job)",
     resource: created().status({ phase: "Processing" }).build(),
     job: job(created().build()).condition("Complete").build(),
     pods: [aPod().terminated(0, "Completed").build()],
@@ -123,7 +167,7 @@ const cases: Case[] = [
     },
     wantJobs: 1,
     wantEvents: ["JobSucceeded"],
-    wantActions: ["deleteSecret"],
+    wantActions: [],
     wantRequeueMs: null,
   },
   {
@@ -134,7 +178,7 @@ const cases: Case[] = [
     wantStatus: { phase: "Failed", conditions: { Created: "True/JobCreated", Failed: "True/RunnerFailed" } },
     wantJobs: 1,
     wantEvents: ["RunnerFailed"],
-    wantActions: ["deleteSecret"],
+    wantActions: [],
     wantRequeueMs: 30_000,
   },
   {
@@ -193,7 +237,7 @@ const cases: Case[] = [
     wantJobs: 1,
     wantEvents: ["OOMKilled"],
     // The API learns it through the signed callback, not from its stuck-job sweeper.
-    wantActions: ["reportFailure", "deleteSecret"],
+    wantActions: ["reportFailure"],
   },
   {
     name: "crash exhausts retries: internal_error",
@@ -336,6 +380,18 @@ const cases: Case[] = [
     wantActions: ["deleteJob"],
   },
   {
+    name: "terminal, Job not finished yet but its runner succeeded: nothing to stop",
+    resource: created().status({ phase: "Completed", completionTime: T0.toISOString() }).build(),
+    job: job(created().build()).build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    now: at(31),
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantActions: [],
+    wantRequeueMs: null,
+  },
+  {
     name: "terminal and finished: nothing to do (TTL is the Job's own)",
     resource: created().status({ phase: "Completed", completionTime: T0.toISOString() }).build(),
     job: job(created().build()).condition("Complete").build(),
@@ -376,7 +432,7 @@ const cases: Case[] = [
     wantStatus: { phase: "Failed", conditions: { Failed: "True/InvalidSpec" }, errorCode: "internal_error" },
     wantJobs: 0,
     wantEvents: ["InvalidSpec"],
-    wantActions: ["reportFailure", "deleteSecret"],
+    wantActions: ["reportFailure"],
   },
 ];
 

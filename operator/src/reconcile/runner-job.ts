@@ -10,7 +10,7 @@ import type { FailureCode } from "@causeway/contract";
 import { removeCondition, setCondition } from "@causeway/contract";
 import { CONDITION_TYPES, type CausewayStatus, type Phase } from "@causeway/contract";
 import { buildJob, buildSecret, childNames, isControlledBy, isJobFinished } from "./job.ts";
-import { jobOutcome } from "./outcome.ts";
+import { hasSucceededPod, jobOutcome } from "./outcome.ts";
 import {
   REASONS,
   type Action,
@@ -74,7 +74,14 @@ export function operatorStatus(status: CausewayStatus | undefined): OperatorStat
 function cleanup(obs: Observed, job: V1Job | null, config: ReconcileConfig): Decision {
   const { resource, now } = obs;
   const none: Decision = { actions: [], status: null, events: [], requeueAfterMs: null };
-  if (!job || !isControlledBy(job, resource) || isJobFinished(job) || job.metadata?.deletionTimestamp)
+  // A Job whose runner succeeded ends by itself (its controller may be slow to say so).
+  if (
+    !job ||
+    !isControlledBy(job, resource) ||
+    isJobFinished(job) ||
+    job.metadata?.deletionTimestamp ||
+    hasSucceededPod(obs.pods)
+  )
     return none;
   const completedAt = new Date(resource.status?.completionTime ?? now.toISOString()).getTime();
   const deleteAt = completedAt + config.terminalGraceSeconds * 1000;
@@ -119,8 +126,14 @@ class Next {
     );
   }
 
-  private phase(phase: Phase, event: EventSpec): void {
-    if (this.status.phase !== phase) this.events.push(event);
+  /**
+   * Moves to a phase; only the outcome (and warnings elsewhere) becomes an Event. The steps on
+   * the way (Job created, pod pending, runner running) are in the conditions with their
+   * transition times, which `kubectl describe` shows: an Event for each would cost the apiserver
+   * a write per step and tell an admin nothing the conditions do not.
+   */
+  private phase(phase: Phase, event?: EventSpec): void {
+    if (event && this.status.phase !== phase) this.events.push(event);
     this.status.phase = phase;
   }
 
@@ -128,20 +141,20 @@ class Next {
     this.status.jobName = jobName;
     this.cond(CONDITION_TYPES.created, "True", REASONS.jobCreated, `Created Job ${jobName}`);
     this.cond(CONDITION_TYPES.running, "False", REASONS.jobPending, "Waiting for the runner pod to start.");
-    this.phase("Pending", { type: "Normal", reason: REASONS.jobCreated, note: `Created Job ${jobName}` });
+    this.phase("Pending");
   }
 
   pending(reason: string, message: string): void {
     // Phases never go backwards: a retry pod waiting to start keeps the job Processing.
     if (this.prevPhase === "Processing") return;
     this.cond(CONDITION_TYPES.running, "False", reason, message);
-    this.phase("Pending", { type: "Normal", reason, note: message });
+    this.phase("Pending");
   }
 
   running(reason: string, message: string, startedAt: Date): void {
     this.status.startTime ??= startedAt.toISOString();
     this.cond(CONDITION_TYPES.running, "True", reason, message);
-    this.phase("Processing", { type: "Normal", reason, note: message });
+    this.phase("Processing");
   }
 
   completed(reason: string, message: string): void {
@@ -215,8 +228,13 @@ export function reconcileRunnerJob(
         "internal_error",
       );
     } else {
-      next.actions.push({ type: "createSecret", secret: buildSecret(resource, config) });
-      next.actions.push({ type: "createJob", job: buildJob(resource, config) });
+      // The Secret follows the Job and is owned by it (the runtime sets the owner from the
+      // created Job), so the Job's TTL or the resource's deletion removes it without a request.
+      next.actions.push({
+        type: "createJob",
+        job: buildJob(resource, config),
+        secret: buildSecret(resource, config),
+      });
       next.created(names.job);
       next.requeueAfterMs = config.pendingTimeoutSeconds * 1000;
     }
@@ -230,7 +248,12 @@ export function reconcileRunnerJob(
     next.requeueAfterMs = CONFLICT_RETRY_MS;
     next.hold = true;
   } else {
-    if (!next.status.jobName) next.created(names.job);
+    if (!next.status.jobName) {
+      // The Job exists but no status says so: the pass that created it stopped (crash, another
+      // leader, a create that met 409) before its Secret or its status write; make sure of both.
+      next.actions.push({ type: "createSecret", secret: buildSecret(resource, config, job) });
+      next.created(names.job);
+    }
     const outcome = jobOutcome(job, pods, now, config);
     if (outcome.state === "succeeded") next.completed(outcome.reason, outcome.message);
     else if (outcome.state === "failed") next.failed(outcome.reason, outcome.message, outcome.errorCode);
@@ -245,8 +268,7 @@ export function reconcileRunnerJob(
   }
 
   if (isTerminal(next.status.phase)) {
-    next.actions.push({ type: "deleteSecret", name: names.secret });
-    if (job && isControlledBy(job, resource) && !isJobFinished(job))
+    if (job && isControlledBy(job, resource) && !isJobFinished(job) && !hasSucceededPod(pods))
       next.requeueAfterMs = config.terminalGraceSeconds * 1000;
   }
   return next.decision(prev);

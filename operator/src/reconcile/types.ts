@@ -68,10 +68,11 @@ export interface Observed<R extends CausewayResource = CausewayResource> {
 
 /** A side effect for the runtime; each is idempotent (409 on create and 404 on delete count as success). */
 export type Action =
+  /** The callback Secret of a Job that exists (its owner reference names that Job). */
   | { type: "createSecret"; secret: V1Secret }
-  | { type: "createJob"; job: V1Job }
+  /** The Job, then its callback Secret, owned by the created Job (the runtime adds the reference). */
+  | { type: "createJob"; job: V1Job; secret: V1Secret }
   | { type: "deleteJob"; name: string }
-  | { type: "deleteSecret"; name: string }
   /**
    * Tell the API about a failure only the operator can see (OOM, deadline, a pod that never
    * started), through the same signed callback a runner uses, so PostgreSQL learns it at once.

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { EventsV1Event, V1Job, V1Secret } from "@kubernetes/client-node";
+import type { EventsV1Event, V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { pino } from "pino";
 import {
   aJob,
+  aPod,
   aPrediction,
   JOB_ID,
   T0,
   testConfig,
   unreachableKubeConfig,
 } from "../../../test/builders/prediction.ts";
-import type { CausewayResource } from "@causeway/contract";
+import { LABELS, RESOURCES, type CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
 import { FakeClock } from "./clock.ts";
 import { Controller, queueKey, type ControllerCache } from "./controller.ts";
@@ -35,6 +36,8 @@ class FakeGateway implements KubeGateway {
   /** Resources whose cached copy stays at this object. */
   staleResources = new Map<string, CausewayResource>();
   private version = 1;
+  /** Called with what a write stored before its answer returns (a watch faster than the answer). */
+  beforeAnswer: (stored: CausewayResource | V1Job) => void = () => undefined;
 
   readonly cache: ControllerCache = {
     resource: (_kind, _ns, name) => this.staleResources.get(name) ?? this.resources.get(name),
@@ -56,8 +59,19 @@ class FakeGateway implements KubeGateway {
     this.jobCreates += 1;
     const name = job.metadata?.name ?? "";
     if (this.jobs.has(name)) return "exists" as const;
-    this.jobs.set(name, { ...job, metadata: { ...job.metadata, creationTimestamp: T0 }, status: {} });
-    return "created" as const;
+    const created: V1Job = {
+      ...job,
+      metadata: {
+        ...job.metadata,
+        creationTimestamp: T0,
+        uid: `uid-${name}`,
+        resourceVersion: String(this.version++),
+      },
+      status: {},
+    };
+    this.jobs.set(name, created);
+    this.beforeAnswer(structuredClone(created));
+    return structuredClone(created);
   }
   async deleteJob(_ns: string, name: string) {
     this.calls.push("deleteJob");
@@ -70,10 +84,6 @@ class FakeGateway implements KubeGateway {
     this.secrets.set(name, secret);
     return "created" as const;
   }
-  async deleteSecret(_ns: string, name: string) {
-    this.calls.push("deleteSecret");
-    this.secrets.delete(name);
-  }
   async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite> {
     this.calls.push("applyStatus");
     const stored = this.resources.get(resource.metadata.name ?? "");
@@ -83,6 +93,7 @@ class FakeGateway implements KubeGateway {
     const next = structuredClone(stored);
     next.status = { ...status, reported: stored.status?.reported };
     this.put(next);
+    this.beforeAnswer(structuredClone(next));
     return { resourceVersion: next.metadata.resourceVersion };
   }
   async createEvent(_ns: string, event: EventsV1Event) {
@@ -125,15 +136,17 @@ function setup() {
 const key = queueKey("prediction", "causeway", JOB_ID);
 
 describe("Controller.reconcile: creating the Job", () => {
-  it("creates one Secret and one Job, writes status once, records an Event", async () => {
+  it("creates one Job, then its Secret owned by it, writes status once, records no Event", async () => {
     const { gateway, controller } = setup();
     gateway.put(aPrediction().build());
     const first = await controller.reconcile(key);
     expect(first.requeueAfterMs).toBe(300_000);
     expect([...gateway.jobs.keys()]).toEqual([`cw-pred-${JOB_ID}`]);
-    expect(gateway.secrets.size).toBe(1);
+    expect([...gateway.secrets.values()].map((s) => s.metadata?.ownerReferences)).toEqual([
+      [{ apiVersion: "batch/v1", kind: "Job", name: `cw-pred-${JOB_ID}`, uid: `uid-cw-pred-${JOB_ID}` }],
+    ]);
     expect(gateway.statusWrites).toHaveLength(1);
-    expect(gateway.events.map((e) => e.reason)).toEqual(["JobCreated"]);
+    expect(gateway.events).toEqual([]);
     // A second pass over the now-existing Job changes nothing and creates nothing.
     await controller.reconcile(key);
     expect(gateway.jobCreates).toBe(1);
@@ -225,15 +238,8 @@ describe("Controller.reconcile: reads from the caches", () => {
     // Settled: further events change nothing and cost nothing.
     await controller.reconcile(key);
     expect(gateway.resources.get(JOB_ID)?.status?.phase).toBe("Completed");
-    expect(gateway.calls).toEqual([
-      "createSecret",
-      "createJob",
-      "applyStatus",
-      "createEvent",
-      "deleteSecret",
-      "applyStatus",
-      "createEvent",
-    ]);
+    // Two creates, two status writes, one Event for the outcome: nothing deletes the Secret.
+    expect(gateway.calls).toEqual(["createJob", "createSecret", "applyStatus", "applyStatus", "createEvent"]);
   });
 
   it("a status computed from a stale cached copy meets the resourceVersion: no write, no Event", async () => {
@@ -266,5 +272,135 @@ describe("Controller.reconcile: reads from the caches", () => {
     gateway.staleResources.set(JOB_ID, before);
     expect(await controller.reconcile(key)).toEqual({});
     expect(gateway.calls).toHaveLength(calls);
+  });
+});
+
+/** The watch-event handlers, which decide whether an event runs a pass at all. */
+interface EventHandlers {
+  enqueueOwner(source: "job" | "pod", obj: V1Job | V1Pod, type: "add" | "update" | "delete"): void;
+  onResourceEvent(kind: "prediction", obj: CausewayResource, type: "add" | "update" | "delete"): void;
+}
+
+/** A runner pod with the labels the operator's Jobs give their pods. */
+function runnerPod(pod: V1Pod): V1Pod {
+  pod.metadata = {
+    ...pod.metadata,
+    namespace: "causeway",
+    labels: { [LABELS.kind]: RESOURCES.prediction.singular, [LABELS.resource]: JOB_ID },
+  };
+  return pod;
+}
+
+/** causeway_reconcile_triggers_total as "source/outcome" → count. */
+async function triggers(metrics: OperatorMetrics): Promise<Record<string, number>> {
+  const { values } = await metrics.reconcileTriggers.get();
+  return Object.fromEntries(values.map((v) => [`${v.labels.source}/${v.labels.outcome}`, v.value]));
+}
+
+describe("Controller: which watch events run a pass", () => {
+  it("the add event of the Job it has just created runs none; the Job's later updates do", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().build());
+    await controller.reconcile(key);
+    const handlers = controller as unknown as EventHandlers;
+    const created = gateway.jobs.get(`cw-pred-${JOB_ID}`);
+    if (!created) throw new Error("no Job");
+    handlers.enqueueOwner("job", created, "add");
+    expect(await triggers(metrics)).toEqual({ "job/own_job": 1 });
+    handlers.enqueueOwner("job", { ...created, status: { succeeded: 1 } }, "update");
+    expect((await triggers(metrics))["job/queued"]).toBe(1);
+  });
+
+  it("for a terminal resource only a Job that still runs matters", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().status({ phase: "Completed" }).build());
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    const handlers = controller as unknown as EventHandlers;
+    handlers.enqueueOwner("pod", runnerPod(aPod().terminated(0, "Completed").build()), "update");
+    handlers.enqueueOwner("job", aJob(stored).condition("Complete").build(), "update");
+    handlers.enqueueOwner("job", aJob(stored).condition("Complete").build(), "delete");
+    expect(await triggers(metrics)).toEqual({ "job/terminal": 2, "pod/terminal": 1 });
+    // A Job still active after its resource ended: cleanup may have to stop it.
+    handlers.enqueueOwner("job", aJob(stored).build(), "update");
+    expect((await triggers(metrics))["job/queued"]).toBe(1);
+  });
+
+  it("an event on a copy its own write superseded waits for that write's event", async () => {
+    const { gateway, controller, metrics } = setup();
+    const resource = aPrediction().build();
+    gateway.put(resource);
+    const before = structuredClone(resource);
+    await controller.reconcile(key);
+    const written = gateway.resources.get(JOB_ID);
+    if (!written) throw new Error("resource gone");
+    const handlers = controller as unknown as EventHandlers;
+    gateway.staleResources.set(JOB_ID, before);
+    handlers.enqueueOwner("pod", runnerPod(aPod().running(T0).build()), "update");
+    expect(await triggers(metrics)).toEqual({ "pod/deferred": 1 });
+    // The cache catches up: the write's own event runs the deferred pass.
+    gateway.staleResources.clear();
+    handlers.onResourceEvent("prediction", written, "update");
+    expect((await triggers(metrics))["resource/queued"]).toBe(1);
+  });
+
+  it("the event of its own status write runs no pass when nothing waited for it", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().build());
+    await controller.reconcile(key);
+    const written = gateway.resources.get(JOB_ID);
+    if (!written) throw new Error("resource gone");
+    (controller as unknown as EventHandlers).onResourceEvent("prediction", written, "update");
+    expect(await triggers(metrics)).toEqual({ "resource/own_write": 1 });
+  });
+});
+
+describe("Controller: the watch is faster than a write's answer", () => {
+  it("the events of its own Job create and status write, arriving before their answers, run no pass", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().build());
+    const handlers = controller as unknown as EventHandlers;
+    gateway.beforeAnswer = (stored) => {
+      if (stored.kind === "Job") handlers.enqueueOwner("job", stored as V1Job, "add");
+      else handlers.onResourceEvent("prediction", stored as CausewayResource, "update");
+    };
+    await controller.reconcile(key);
+    expect(await triggers(metrics)).toEqual({ "job/own_job": 1, "resource/own_write": 1 });
+    // Someone else's change arriving during a write is not mistaken for it.
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    gateway.beforeAnswer = () => {
+      const other = structuredClone(stored);
+      other.metadata.resourceVersion = "999";
+      handlers.onResourceEvent("prediction", other, "update");
+    };
+    gateway.jobs.set(`cw-pred-${JOB_ID}`, aJob(stored).condition("Complete").build());
+    await controller.reconcile(key);
+    expect((await triggers(metrics))["resource/queued"]).toBe(1);
+  });
+});
+
+describe("Controller: updates that change nothing a decision reads", () => {
+  it("a Job's ready count, a new pending pod or its finalizer run no pass; a pod that starts does", async () => {
+    const { gateway, controller, metrics } = setup();
+    gateway.put(aPrediction().created().build());
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("resource gone");
+    const handlers = controller as unknown as EventHandlers;
+    const job = aJob(stored).build();
+    handlers.enqueueOwner("job", job, "add");
+    handlers.enqueueOwner("job", { ...job, status: { ...job.status, ready: 1, active: 1 } }, "update");
+    const pod = runnerPod(aPod().build());
+    handlers.enqueueOwner("pod", pod, "add");
+    const tracked = structuredClone(pod);
+    tracked.metadata = { ...tracked.metadata, finalizers: ["batch.kubernetes.io/job-tracking"] };
+    handlers.enqueueOwner("pod", tracked, "update");
+    expect(await triggers(metrics)).toEqual({
+      "job/queued": 1,
+      "job/unchanged": 1,
+      "pod/unchanged": 2,
+    });
+    handlers.enqueueOwner("pod", runnerPod(aPod().running(T0).build()), "update");
+    expect((await triggers(metrics))["pod/queued"]).toBe(1);
   });
 });

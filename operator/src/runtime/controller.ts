@@ -30,11 +30,14 @@ import {
   type PredictionResource,
 } from "@causeway/contract";
 import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames } from "../reconcile/job.ts";
+import { childNames, isJobFinished, jobOwnerReference } from "../reconcile/job.ts";
+import { isTerminal } from "../reconcile/runner-job.ts";
 import { reconcilePrediction } from "../reconcile/prediction.ts";
 import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
+import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
+import { isFreshPod, jobView, podView } from "./decision-view.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
@@ -108,8 +111,25 @@ export class Controller {
    * meet a conflict. The watch event of the write re-enqueues the key.
    */
   private readonly superseded = new Map<string, string>();
-  /** Keys whose last pass was skipped on a superseded copy: the next resource event must run. */
-  private readonly skipped = new Set<string>();
+  /**
+   * Keys with work deferred until the cache holds the operator's own last write (a pass on the
+   * superseded copy would only meet a conflict): the own write's event runs it. The value says
+   * whether that work matters even when the write made the resource terminal (a resource event,
+   * or a Job that still runs); pod events and finished Jobs do not.
+   */
+  private readonly skipped = new Map<string, boolean>();
+  /** The resourceVersion of each Job this operator created, by namespace/name: its add event is no news. */
+  private readonly ownJobs = new Map<string, string>();
+  /**
+   * Writes on their way, with the versions their watch events brought meanwhile (the watch can
+   * be faster than the write's answer): status writes by queue key, Job creates by
+   * namespace/name. Once the answer is in, the event of the write itself is dropped and any
+   * other one enqueued.
+   */
+  private readonly writing = new Map<string, string[]>();
+  private readonly creating = new Map<string, string[]>();
+  /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
+  private readonly views = new Map<string, string>();
   /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
   private readonly ownWrites = new Map<string, string>();
   /**
@@ -142,6 +162,7 @@ export class Controller {
     for (const kind of KINDS) {
       const plural = RESOURCES[kind].plural;
       const informer = this.informer<KubernetesObject>(
+        trimMeta,
         plural,
         `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
         async () => {
@@ -160,21 +181,23 @@ export class Controller {
     }
     const selector = `${LABELS.managedBy}=causeway-operator`;
     this.jobs = this.informer<V1Job>(
+      trimJob,
       "jobs",
       `/apis/batch/v1/namespaces/${ns}/jobs`,
       () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
       (o, type) => {
         if (type === "delete") this.rememberDeleted(o);
-        this.enqueueOwner(o);
+        this.enqueueOwner("job", o, type);
       },
       selector,
     );
     this.informers.push(this.jobs as ResilientInformer<KubernetesObject>);
     this.pods = this.informer<V1Pod>(
+      trimPod,
       "pods",
       `/api/v1/namespaces/${ns}/pods`,
       () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
-      (o) => this.enqueueOwner(o),
+      (o, type) => this.enqueueOwner("pod", o, type),
       selector,
     );
     this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
@@ -192,6 +215,7 @@ export class Controller {
   }
 
   private informer<T extends KubernetesObject>(
+    trim: (obj: T) => void,
     name: string,
     path: string,
     list: () => Promise<KubernetesListObject<T>>,
@@ -211,6 +235,7 @@ export class Controller {
       backoffBaseMs: 1000,
       backoffMaxMs: 60_000,
       onEvent: (type, obj) => onEvent(obj, type),
+      trim,
       onRestart: (cause) => this.o.metrics.watchRestarts.inc({ resource: name, cause }),
     });
   }
@@ -236,25 +261,89 @@ export class Controller {
     const { namespace, name, resourceVersion } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
-    const own = this.ownWrites.get(key);
-    this.ownWrites.delete(key);
-    if (type === "update" && own !== undefined && own === resourceVersion && !this.skipped.has(key)) {
-      // The cache has caught up with the write: no copy older than it can come back.
-      this.superseded.delete(key);
+    const inFlight = this.writing.get(key);
+    if (inFlight && type === "update" && resourceVersion !== undefined) {
+      inFlight.push(resourceVersion);
       return;
     }
+    const own = this.ownWrites.get(key);
+    this.ownWrites.delete(key);
+    const triggers = this.o.metrics.reconcileTriggers;
+    if (type === "update" && own !== undefined && own === resourceVersion) {
+      // The cache has caught up with the write: no copy older than it can come back.
+      this.superseded.delete(key);
+      const deferred = this.skipped.get(key);
+      this.skipped.delete(key);
+      const phase = (obj as CausewayResource).status?.phase;
+      if (deferred === undefined || (!deferred && isTerminal(phase))) {
+        triggers.inc({ source: "resource", outcome: "own_write" });
+        return;
+      }
+    }
     this.skipped.delete(key);
+    triggers.inc({ source: "resource", outcome: "queued" });
     this.queue.add(key);
   }
 
-  /** Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced. */
-  private enqueueOwner(obj: KubernetesObject): void {
+  /**
+   * Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced.
+   * Events that cannot change a decision run no pass (controller-runtime's predicates): the add
+   * event of a Job this operator has just created (the creating pass decided on it already),
+   * and, for a terminal resource, anything but a Job that still runs (cleanup reads nothing
+   * else). While the cached resource is one the operator's own write has superseded, the event
+   * waits for that write's watch event instead of running a pass that would meet a conflict.
+   */
+  private enqueueOwner(source: "job" | "pod", obj: KubernetesObject, type: InformerEvent): void {
     const labels = obj.metadata?.labels ?? {};
     const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
-    const namespace = obj.metadata?.namespace;
+    const { namespace, name: objName, resourceVersion } = obj.metadata ?? {};
     const name = labels[LABELS.resource];
-    if (kind && namespace && name)
-      this.queue.addAfter(queueKey(kind, namespace, name), this.o.coalesceMs ?? 0);
+    if (!kind || !namespace || !name) return;
+    const key = queueKey(kind, namespace, name);
+    const triggers = this.o.metrics.reconcileTriggers;
+    // An update that leaves everything the decisions read as it was cannot change one.
+    const viewKey = `${source}/${namespace}/${objName}`;
+    if (type === "delete") this.views.delete(viewKey);
+    else {
+      const view = source === "job" ? jobView(obj as V1Job) : podView(obj as V1Pod);
+      const unchanged = type === "update" && this.views.get(viewKey) === view;
+      this.views.set(viewKey, view);
+      if (unchanged || (source === "pod" && type === "add" && isFreshPod(obj as V1Pod))) {
+        triggers.inc({ source, outcome: "unchanged" });
+        return;
+      }
+    }
+    if (source === "job") {
+      const ownKey = `${namespace}/${objName}`;
+      const inFlight = this.creating.get(ownKey);
+      if (inFlight && type === "add" && resourceVersion !== undefined) {
+        inFlight.push(resourceVersion);
+        return;
+      }
+      const own = this.ownJobs.get(ownKey);
+      this.ownJobs.delete(ownKey);
+      if (type === "add" && own !== undefined && own === resourceVersion) {
+        triggers.inc({ source, outcome: "own_job" });
+        return;
+      }
+    }
+    // A Job that runs on matters to a terminal resource (cleanup stops it); nothing else does.
+    const job = obj as V1Job;
+    const matters =
+      source === "job" && type !== "delete" && !job.metadata?.deletionTimestamp && !isJobFinished(job);
+    const cached = this.cache.resource(kind, namespace, name);
+    const version = cached?.metadata.resourceVersion;
+    if (version !== undefined && this.superseded.get(key) === version) {
+      this.skipped.set(key, (this.skipped.get(key) ?? false) || matters);
+      triggers.inc({ source, outcome: "deferred" });
+      return;
+    }
+    if (cached && isTerminal(cached.status?.phase) && !matters) {
+      triggers.inc({ source, outcome: "terminal" });
+      return;
+    }
+    triggers.inc({ source, outcome: "queued" });
+    this.queue.addAfter(key, this.o.coalesceMs ?? 0);
   }
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
@@ -299,19 +388,24 @@ export class Controller {
     const key = queueKey(kind, namespace, name);
     const cached = this.cache.resource(kind, namespace, name);
     // Missing means done: the garbage collector removes the Job and Secret with it.
+    const effects = this.o.metrics.reconcileEffects;
     if (!cached) {
       this.missingSince.delete(key);
       this.superseded.delete(key);
       this.ownWrites.delete(key);
       this.skipped.delete(key);
+      effects.inc({ kind, effect: "gone" });
       return {};
     }
     const version = cached.metadata.resourceVersion;
     if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.add(key);
+      this.skipped.set(key, true);
+      effects.inc({ kind, effect: "skipped" });
       return {};
     }
     this.superseded.delete(key);
+    // This pass sees the caches after any deferred event: it does that event's work.
+    this.skipped.delete(key);
     // Never mutate cached objects.
     const resource = structuredClone(cached);
     // The pass continues the trace the API started (the resource's traceparent annotation).
@@ -390,18 +484,23 @@ export class Controller {
     for (const action of decision.actions) {
       if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
     }
+    const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
+    this.o.metrics.reconcileEffects.inc({ kind, effect });
     if (decision.status) {
-      const written = await this.o.gateway.applyStatus(resource, decision.status);
+      const seen: string[] = [];
+      this.writing.set(key, seen);
+      let written: Awaited<ReturnType<KubeGateway["applyStatus"]>> | undefined;
+      try {
+        written = await this.o.gateway.applyStatus(resource, decision.status);
+      } finally {
+        this.writing.delete(key);
+        const after = written !== undefined && written !== "conflict" ? written.resourceVersion : undefined;
+        this.settleWrite(key, seen, resource.metadata.resourceVersion, after);
+      }
       if (written === "conflict") {
         // The cache was behind: the newer version's watch event brings this key back.
         log.debug("status write met a newer resource version");
         return {};
-      }
-      const before = resource.metadata.resourceVersion;
-      const after = written.resourceVersion;
-      if (before !== undefined && after !== undefined && after !== before) {
-        this.superseded.set(key, before);
-        this.ownWrites.set(key, after);
       }
       const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
       log.info(
@@ -412,6 +511,41 @@ export class Controller {
     if (decision.finished) this.o.metrics.jobsFinished.inc({ kind, ...decision.finished });
     for (const ev of decision.events) await this.o.recorder.record(resource, ev);
     return { requeueAfterMs: decision.requeueAfterMs };
+  }
+
+  /**
+   * After a status write (`after`: its new version, if it succeeded): the watch events that
+   * arrived during it are dropped if they are the write's own and enqueued otherwise; a write
+   * whose event is still to come is remembered, with the copy it superseded.
+   */
+  private settleWrite(
+    key: string,
+    seen: string[],
+    before: string | undefined,
+    after: string | undefined,
+  ): void {
+    const triggers = this.o.metrics.reconcileTriggers;
+    for (const version of seen) {
+      const own = version === after;
+      triggers.inc({ source: "resource", outcome: own ? "own_write" : "queued" });
+      if (!own) this.queue.add(key);
+    }
+    if (before !== undefined && after !== undefined && after !== before && !seen.includes(after)) {
+      this.superseded.set(key, before);
+      this.ownWrites.set(key, after);
+    }
+  }
+
+  /** The Job create counterpart of {@link settleWrite}. */
+  private settleCreate(key: string, jobKey: string, seen: string[], created: V1Job | undefined): void {
+    const triggers = this.o.metrics.reconcileTriggers;
+    const version = created?.metadata?.resourceVersion;
+    for (const v of seen) {
+      const own = v === version;
+      triggers.inc({ source: "job", outcome: own ? "own_job" : "queued" });
+      if (!own) this.queue.addAfter(key, this.o.coalesceMs ?? 0);
+    }
+    if (version !== undefined && !seen.includes(version)) this.ownJobs.set(jobKey, version);
   }
 
   /** Carries out one action; "reobserve" when a create found its Job already there. */
@@ -427,9 +561,6 @@ export class Controller {
       case "createSecret":
         await gw.createSecret(action.secret);
         return "done";
-      case "deleteSecret":
-        await gw.deleteSecret(namespace, action.name);
-        return "done";
       case "deleteJob":
         await gw.deleteJob(namespace, action.name);
         return "done";
@@ -439,12 +570,28 @@ export class Controller {
         return "done";
       }
       case "createJob": {
-        // The runner's TRACEPARENT points at the span that created its Job.
-        const created = await inSpan("operator.create_job", (span) =>
-          gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
-        );
+        const jobKey = `${namespace}/${action.job.metadata?.name ?? ""}`;
+        const seen: string[] = [];
+        this.creating.set(jobKey, seen);
+        let created: V1Job | "exists" | undefined;
+        try {
+          // The runner's TRACEPARENT points at the span that created its Job.
+          created = await inSpan("operator.create_job", (span) =>
+            gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
+          );
+        } finally {
+          this.creating.delete(jobKey);
+          const key = queueKey(kind, namespace, resource.metadata.name ?? "");
+          this.settleCreate(key, jobKey, seen, created === "exists" ? undefined : created);
+        }
         // An earlier pass or another leader was first: whose Job it is, the next round decides.
         if (created === "exists") return "reobserve";
+        // A crash before this create leaves a Job without its Secret: the next pass sees a Job
+        // the status does not name yet and creates the Secret (reconcile's createSecret).
+        await gw.createSecret({
+          ...action.secret,
+          metadata: { ...action.secret.metadata, ownerReferences: [jobOwnerReference(created)] },
+        });
         this.o.metrics.jobsCreated.inc({ kind });
         log.info({ job: action.job.metadata?.name }, "created runner Job");
         return "done";

@@ -36,6 +36,12 @@ export interface InformerOptions<T extends KubernetesObject> {
   backoffBaseMs: number;
   backoffMaxMs: number;
   onEvent: (type: InformerEvent, obj: T) => void;
+  /**
+   * Trims an object in place as it enters the cache (controller-runtime's TransformFunc): the
+   * cache keeps client-node's very object, and fields nothing reads (managedFields, a Job's pod
+   * template) are most of its memory at a thousand Jobs and pods.
+   */
+  trim?: (obj: T) => void;
   onRestart?: (cause: RestartCause) => void;
 }
 
@@ -117,6 +123,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     const forward = (type: InformerEvent) => (obj: T) => {
       if (!this.live.has(lw)) return;
       this.seen();
+      if (type !== "delete") this.o.trim?.(obj);
       this.o.onEvent(type, obj);
     };
     lw.on("add", forward("add"));

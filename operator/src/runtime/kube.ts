@@ -53,11 +53,10 @@ async function ignore(p: Promise<unknown>, status: number): Promise<boolean> {
 /** What the controller needs from the apiserver. */
 export interface KubeGateway {
   getJob(namespace: string, name: string): Promise<V1Job | null>;
-  /** "exists" on 409. */
-  createJob(job: V1Job): Promise<"created" | "exists">;
+  /** The created Job (its uid owns the callback Secret); "exists" on 409. */
+  createJob(job: V1Job): Promise<V1Job | "exists">;
   deleteJob(namespace: string, name: string): Promise<void>;
   createSecret(secret: V1Secret): Promise<"created" | "exists">;
-  deleteSecret(namespace: string, name: string): Promise<void>;
   /**
    * Applies the operator's status fields, conditional on the resource's resourceVersion: a pass
    * that read a stale copy from the cache gets "conflict" instead of overwriting newer state.
@@ -91,11 +90,14 @@ export class ClientNodeGateway implements KubeGateway {
     return orNull(this.batch.readNamespacedJob({ namespace, name }));
   }
 
-  async createJob(job: V1Job): Promise<"created" | "exists"> {
+  async createJob(job: V1Job): Promise<V1Job | "exists"> {
     const namespace = job.metadata?.namespace ?? "";
-    return (await ignore(this.batch.createNamespacedJob({ namespace, body: job }), 409))
-      ? "created"
-      : "exists";
+    try {
+      return await this.batch.createNamespacedJob({ namespace, body: job });
+    } catch (err) {
+      if (httpStatus(err) === 409) return "exists";
+      throw err;
+    }
   }
 
   async deleteJob(namespace: string, name: string): Promise<void> {
@@ -108,10 +110,6 @@ export class ClientNodeGateway implements KubeGateway {
     return (await ignore(this.core.createNamespacedSecret({ namespace, body: secret }), 409))
       ? "created"
       : "exists";
-  }
-
-  async deleteSecret(namespace: string, name: string): Promise<void> {
-    await ignore(this.core.deleteNamespacedSecret({ namespace, name }), 404);
   }
 
   async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite> {

@@ -48,6 +48,18 @@ export class OperatorMetrics {
     labelNames: ["kind", "result"],
     registers: [this.registry],
   });
+  readonly reconcileTriggers = new Counter({
+    name: "causeway_reconcile_triggers_total",
+    help: "Watch events by source (resource, job, pod) and what became of them (queued, own_write, own_job, unchanged, terminal, deferred)",
+    labelNames: ["source", "outcome"],
+    registers: [this.registry],
+  });
+  readonly reconcileEffects = new Counter({
+    name: "causeway_reconcile_effects_total",
+    help: "Reconcile passes by kind and what they did (acted, status, none, skipped, gone)",
+    labelNames: ["kind", "effect"],
+    registers: [this.registry],
+  });
   readonly reconcileErrors = new Counter({
     name: "causeway_reconcile_errors_total",
     help: "Reconcile passes that failed, by kind",
