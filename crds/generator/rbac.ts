@@ -19,7 +19,7 @@ export const OPERATOR_RULES: PolicyRule[] = [
   { apiGroups: [GROUP], resources: plurals, verbs: ["get", "list", "watch"] },
   { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["get", "patch"] },
   { apiGroups: ["batch"], resources: ["jobs"], verbs: ["create", "get", "list", "watch", "delete"] },
-  { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "delete"] },
+  { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
   { apiGroups: [""], resources: ["pods"], verbs: ["list", "watch"] },
   { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },

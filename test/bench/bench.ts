@@ -21,6 +21,8 @@ export interface BenchRow {
 
 export interface BenchSuite {
   name: string;
+  /** Runs only when named (`npm run bench <name>`): it needs more than the machine (a cluster harness). */
+  optIn?: boolean;
   run(): Promise<BenchRow[]>;
 }
 

@@ -20,7 +20,7 @@ const files = (await readdir(suitesDir)).filter((f) => f.endsWith(".ts")).sort()
 const rows: (BenchRow & { suite: string })[] = [];
 for (const file of files) {
   const mod = (await import(new URL(`./suites/${file}`, import.meta.url).href)) as { suite: BenchSuite };
-  if (wanted.size > 0 && !wanted.has(mod.suite.name)) continue;
+  if (wanted.size > 0 ? !wanted.has(mod.suite.name) : mod.suite.optIn) continue;
   process.stderr.write(`running ${mod.suite.name}... (load average ${load()})\n`);
   for (const row of await mod.suite.run()) rows.push({ ...row, suite: mod.suite.name });
 }

@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +35,7 @@ import { startKubeletDouble, type KubeletDouble } from "../harness/kubelet-doubl
 import { freePort } from "../harness/ports.ts";
 import type { TempDir } from "../harness/proc.ts";
 import { projectNode } from "../harness/repo.ts";
+import type { ScaleReport } from "../bench/suites/operator-scale.ts";
 
 const total = Number(process.env.CAUSEWAY_SCALE_RESOURCES ?? 0);
 /** What the operator must stay within at scale. */
@@ -202,6 +203,23 @@ describe.skipIf(total === 0)("operator at scale", () => {
         `slowest Job ${slowestJob.toFixed(0)} s after its resource (≤ ${TARGETS.jobWithinSeconds}), ` +
         `operator peak RSS ${opMemory.peak} MiB (≤ ${TARGETS.peakRssMiB})\n`,
     );
+    // For `npm run bench operator-scale`, which runs this test and tabulates its figures.
+    if (process.env.CAUSEWAY_SCALE_REPORT) {
+      const report: ScaleReport = {
+        resources: total,
+        jobs: jobs.items.length,
+        distinctJobOwners: new Set(owners).size,
+        terminalAfterSeconds: seconds,
+        requestsPerResource: perResource.requests,
+        baselineRequestsPerResource: baseRequests / total,
+        reconcilesPerResource: perResource.reconciles,
+        slowestJobSeconds: slowestJob,
+        peakRssMiB: opMemory.peak,
+        baselinePeakRssMiB: baseMemory.peak,
+        targets: TARGETS,
+      };
+      writeFileSync(process.env.CAUSEWAY_SCALE_REPORT, JSON.stringify(report));
+    }
     expect(jobs.items).toHaveLength(total);
     expect(new Set(owners).size).toBe(total);
     expect(operator?.proc.exitCode).toBeNull();
