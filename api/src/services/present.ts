@@ -25,6 +25,8 @@ export interface PresentOptions {
   target?: string | undefined;
   /** Whether to read artifacts (status route) or only the row (list route). */
   withResults: boolean;
+  /** Reads the matrix preview (readMatrixPreview by default; the status-body worker reads its cells as text). */
+  readMatrix?: typeof readMatrixPreview;
   /** Download links of the result files (a cache of signed links); signs afresh by default. */
   links?: (files: ResultFileMap) => Promise<{ name: string; url: string }[]>;
 }
@@ -82,7 +84,7 @@ export async function presentPrediction(
     // Only the previewed rows are read (ranged reads), not the whole artifacts.
     const scores = await readTsvHead(store, files, prefix + ARTIFACTS.targetScores, o.maxRows);
     out.results = scores !== null ? resultRows(scores, o.maxRows, internal) : null;
-    out.source_influence_matrix = await readMatrixPreview(
+    out.source_influence_matrix = await (o.readMatrix ?? readMatrixPreview)(
       store,
       files,
       prefix + ARTIFACTS.sourceInfluenceMatrix,
