@@ -81,7 +81,7 @@ export async function renderStatusBody(req: RenderInput): Promise<Rendered> {
   const sizes = req.sizes;
   // The matrix cells (most of the body) are formatted straight to JSON text and spliced in
   // below; the rest goes through the response schema as the route's serializer does.
-  let cells: string | undefined;
+  let cells: Buffer | undefined;
   const body = await presentPrediction(req.row, account, new PreloadedStore(req.objects), 0, {
     maxRows: sizes?.maxRows ?? DEFAULTS.max_rows,
     maxSourceInfluenceRows: sizes?.maxSourceInfluenceRows ?? DEFAULTS.max_source_influence_rows,
@@ -102,12 +102,12 @@ export async function renderStatusBody(req: RenderInput): Promise<Rendered> {
 
 /**
  * What the route's serializer (fastify-type-provider-zod) makes of `body`, encode then
- * JSON.stringify, with `cells` (JSON text) as the matrix's data; an error message when the
+ * JSON.stringify, with `cells` (JSON text, ASCII) as the matrix's data; an error message when the
  * body does not satisfy the response schema.
  */
 export function encodeStatusBody(
   body: PredictionStatusResponse,
-  cells: string | undefined,
+  cells: Uint8Array | undefined,
 ): Uint8Array<ArrayBuffer> | string {
   const encoded = PredictionStatusResponse.safeEncode(body);
   if (!encoded.success) return `invalid status body: ${encoded.error.message}`;
@@ -128,8 +128,8 @@ export function encodeStatusBody(
   const tail = json.slice(at + quoted.length);
   const out = new Uint8Array(Buffer.byteLength(head) + cells.length + Buffer.byteLength(tail));
   let n = encoder.encodeInto(head, out).written;
-  // The cells are ASCII: one byte per character.
-  n += encoder.encodeInto(cells, out.subarray(n)).written;
+  out.set(cells, n);
+  n += cells.length;
   encoder.encodeInto(tail, out.subarray(n));
   return out;
 }
