@@ -61,6 +61,8 @@ const Meta = z.object({
 
 const BODY_MARK = Buffer.from(',"body":');
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 export interface StatusDocumentsDeps {
   store: ObjectStore;
   db: Queryable;
@@ -115,7 +117,7 @@ export class StatusDocuments {
     if (!doc) return null;
     const nowMs = this.deps.now().getTime();
     if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
-    const served = await this.withLinks(p, account, doc, nowMs);
+    const served = await this.withLinks(p, account, doc, nowMs, (body) => this.compress(body));
     if (!served) return null;
     let ready: Buffer | undefined;
     served
@@ -167,6 +169,7 @@ export class StatusDocuments {
     account: Account,
     doc: Loaded,
     nowMs: number,
+    compress: (body: Buffer) => Promise<Buffer> = gzip,
   ): Promise<(ServedStatus & { expiresAtMs: number }) | null> {
     const files = p.result_files ?? {};
     const withArtifacts =
@@ -194,7 +197,7 @@ export class StatusDocuments {
       etag: `"${doc.etag}${linkTag}"`,
       body,
       expiresAtMs,
-      gzipped: () => (compressed ??= gzip(body)),
+      gzipped: () => (compressed ??= compress(body)),
     };
   }
 
@@ -272,15 +275,24 @@ export class StatusDocuments {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
     }
+    if (!("body" in res)) throw new Error("status renderer answered a render with a compressed body");
     return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
   }
 
-  private call(req: Omit<RenderRequest, "id">): Promise<RenderResponse> {
+  /** gzip in the worker thread, at its low priority (stored bodies: compressed ahead of need). */
+  private async compress(body: Buffer): Promise<Buffer> {
+    const res = await this.call({ kind: "gzip", bytes: body });
+    if (!res.ok) throw new Error(res.message);
+    if (!("gzipped" in res)) throw new Error("status renderer answered a compression with a body");
+    return Buffer.from(res.gzipped.buffer, res.gzipped.byteOffset, res.gzipped.byteLength);
+  }
+
+  private call(req: DistributiveOmit<RenderRequest, "id">): Promise<RenderResponse> {
     const worker = this.ensureWorker();
     const id = this.nextCall++;
     return new Promise((resolve) => {
       this.calls.set(id, resolve);
-      worker.postMessage({ ...req, id } satisfies RenderRequest);
+      worker.postMessage({ ...req, id } as RenderRequest);
     });
   }
 
