@@ -1,22 +1,17 @@
 /**
  * Worker thread that renders status bodies of completed predictions (status-body-render.ts)
  * off the main thread: a full preview is over a million matrix cells, and rendering it inline
- * would stall every other request (and runner callbacks) while it runs. It also compresses
- * stored bodies, at its low priority, so that a third of a second of gzip does not compete
- * with the first reads of a finished job.
+ * would stall every other request (and runner callbacks) while it runs.
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import { gzipSync } from "node:zlib";
 import { renderStatusBody, type RenderInput, type Rendered } from "./status-body-render.ts";
 
 export type { StatusSizes } from "./status-body-render.ts";
 
-/** A body to render, or a stored body to compress (at this thread's low priority). */
-export type RenderRequest =
-  (RenderInput & { id: number; kind?: "render" }) | { id: number; kind: "gzip"; bytes: Uint8Array };
+export type RenderRequest = RenderInput & { id: number };
 
-export type RenderResponse = (Rendered & { id: number }) | { id: number; ok: true; gzipped: Uint8Array };
+export type RenderResponse = Rendered & { id: number };
 
 // Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,
 // setpriority(0) applies to the calling thread only: this worker, not the API's event loop.
@@ -27,18 +22,6 @@ try {
 }
 
 parentPort?.on("message", (req: RenderRequest) => {
-  if (req.kind === "gzip") {
-    try {
-      parentPort!.postMessage({ id: req.id, ok: true, gzipped: gzipSync(req.bytes) });
-    } catch (err) {
-      parentPort!.postMessage({
-        id: req.id,
-        ok: false,
-        message: err instanceof Error ? err.message : String(err),
-      });
-    }
-    return;
-  }
   renderStatusBody(req).then(
     (res) => parentPort!.postMessage({ ...res, id: req.id }, res.ok ? [res.body.buffer] : []),
     (err: unknown) =>

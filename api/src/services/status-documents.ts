@@ -26,6 +26,7 @@ import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
+import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
 const gzip = promisify(gzipCallback);
 
@@ -82,9 +83,12 @@ export class StatusDocuments {
   private cachedBytes = 0;
   private readonly pending = new Map<string, Promise<Loaded | null>>();
   private readonly links = new Map<string, { expiresAtMs: number; links: { name: string; url: string }[] }>();
-  private worker: Worker | undefined;
-  private readonly calls = new Map<number, (res: RenderResponse) => void>();
-  private nextCall = 1;
+  /** Writes of rendered bodies to the store still under way (close() waits for them). */
+  private readonly storing = new Set<Promise<void>>();
+  /** Renders bodies. */
+  private readonly renderer = new WorkerCalls<RenderRequest, RenderResponse>("./status-body-worker.ts");
+  /** Compresses stored bodies: apart, so a compression never holds up the next job's render. */
+  private readonly compressor = new WorkerCalls<GzipRequest, GzipResponse>("./status-gzip-worker.ts");
 
   constructor(deps: StatusDocumentsDeps) {
     this.deps = deps;
@@ -159,9 +163,7 @@ export class StatusDocuments {
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (w) await w.terminate();
+    await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
   }
 
   private async withLinks(
@@ -236,14 +238,18 @@ export class StatusDocuments {
     if (!rendered) return null;
     const doc: Loaded = { tier, head, etag: rendered.etag, body: rendered.body };
     const meta = JSON.stringify({ format: 1, tier, head, etag: rendered.etag });
-    // Storing is an optimisation: the rendered body is served even when the store refuses it.
-    await this.deps.store
+    // Storing is an optimisation: the rendered body is served even when the store refuses it,
+    // and without waiting for the write (tens of milliseconds for 13 MB): the first poll after
+    // completion is waiting for it.
+    const storing = this.deps.store
       .put(
         key,
         Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
         "application/json",
       )
-      .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"));
+      .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"))
+      .finally(() => this.storing.delete(storing));
+    this.storing.add(storing);
     return doc;
   }
 
@@ -270,51 +276,19 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const res = await this.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
+    const res = await this.renderer.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
     }
-    if (!("body" in res)) throw new Error("status renderer answered a render with a compressed body");
     return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
   }
 
-  /** gzip in the worker thread, at its low priority (stored bodies: compressed ahead of need). */
+  /** gzip in its worker thread, at the lowest priority (stored bodies: compressed ahead of need). */
   private async compress(body: Buffer): Promise<Buffer> {
-    const res = await this.call({ kind: "gzip", bytes: body });
+    const res = await this.compressor.call({ bytes: body });
     if (!res.ok) throw new Error(res.message);
-    if (!("gzipped" in res)) throw new Error("status renderer answered a compression with a body");
     return Buffer.from(res.gzipped.buffer, res.gzipped.byteOffset, res.gzipped.byteLength);
-  }
-
-  private call(req: DistributiveOmit<RenderRequest, "id">): Promise<RenderResponse> {
-    const worker = this.ensureWorker();
-    const id = this.nextCall++;
-    return new Promise((resolve) => {
-      this.calls.set(id, resolve);
-      worker.postMessage({ ...req, id } as RenderRequest);
-    });
-  }
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./status-body-worker.ts", import.meta.url));
-    // An idle renderer must not keep the process alive.
-    worker.unref();
-    worker.on("message", (res: RenderResponse) => {
-      const done = this.calls.get(res.id);
-      this.calls.delete(res.id);
-      done?.(res);
-    });
-    const fail = (message: string) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const [id, done] of this.calls) done({ id, ok: false, message });
-      this.calls.clear();
-    };
-    worker.on("error", (err) => fail(err.message));
-    worker.on("exit", (code) => fail(`status renderer exited with code ${code}`));
-    this.worker = worker;
-    return worker;
   }
 
   private remember(id: string, doc: Loaded): void {
@@ -329,6 +303,54 @@ export class StatusDocuments {
       this.cache.delete(key);
       this.cachedBytes -= d.body.length;
     }
+  }
+}
+
+/** Calls to one worker thread (a module of this folder), started on first use. */
+class WorkerCalls<Req extends { id: number }, Res extends { id: number; ok: boolean }> {
+  private readonly file: string;
+  private worker: Worker | undefined;
+  private readonly calls = new Map<number, (res: Res | { id: number; ok: false; message: string }) => void>();
+  private nextCall = 1;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  call(req: DistributiveOmit<Req, "id">): Promise<Res | { id: number; ok: false; message: string }> {
+    const worker = this.ensureWorker();
+    const id = this.nextCall++;
+    return new Promise((resolve) => {
+      this.calls.set(id, resolve);
+      worker.postMessage({ ...req, id });
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL(this.file, import.meta.url));
+    // An idle worker must not keep the process alive.
+    worker.unref();
+    worker.on("message", (res: Res) => {
+      const done = this.calls.get(res.id);
+      this.calls.delete(res.id);
+      done?.(res);
+    });
+    const fail = (message: string) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, done] of this.calls) done({ id, ok: false, message });
+      this.calls.clear();
+    };
+    worker.on("error", (err) => fail(err.message));
+    worker.on("exit", (code) => fail(`status worker exited with code ${code}`));
+    this.worker = worker;
+    return worker;
   }
 }
 

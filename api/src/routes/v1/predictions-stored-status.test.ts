@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getPrediction } from "../../db/jobs.ts";
 import { PredictionStatusResponse, StatusQuery } from "../../schemas/predictions.ts";
 import { matrixPreview, resultRows } from "../../services/artifacts.ts";
@@ -79,8 +79,11 @@ describe("stored status bodies", () => {
       const want = await computed(id, a.id, tier);
       expect(blankUrls(res.body)).toBe(blankUrls(want));
       expect(res.json().source_influence_matrix.data).toHaveLength(40);
-      expect((await storedKeys(t.store)).some((k) => k.endsWith(`${id}/test/status-body.${tier}.json`))).toBe(
-        true,
+      // Stored in the background, once rendered.
+      await vi.waitFor(async () =>
+        expect(
+          (await storedKeys(t.store)).some((k) => k.endsWith(`${id}/test/status-body.${tier}.json`)),
+        ).toBe(true),
       );
       // Non-default sizes give the same rows as a full read: small previews inline from ranged
       // reads (no ETag), larger ones rendered by the status worker (with one).
@@ -150,7 +153,13 @@ describe("stored status bodies", () => {
     const id = await submit(t, a.key);
     await completeJob(t, "prediction", id, largerArtifacts());
     await get(a.key, `/v1/predictions/${id}`);
-    const key = (await storedKeys(t.store)).find((k) => k.endsWith(`${id}/test/status-body.internal.json`))!;
+    const key = await vi.waitFor(async () => {
+      const found = (await storedKeys(t.store)).find((k) =>
+        k.endsWith(`${id}/test/status-body.internal.json`),
+      );
+      expect(found).toBeDefined();
+      return found!;
+    });
     await t.store.delete(key);
     const fresh = new StatusDocuments({
       store: t.store,
@@ -163,7 +172,7 @@ describe("stored status bodies", () => {
       const p = (await getPrediction(t.ctx.db, a.id, id))!;
       const served = await fresh.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
       expect(blankUrls(served!.body.toString("utf8"))).toBe(blankUrls(await computed(id, a.id, "internal")));
-      expect(await t.store.exists(key)).toBe(true);
+      await vi.waitFor(async () => expect(await t.store.exists(key)).toBe(true));
       // A tampered stored body whose fingerprint no longer matches the row is not served.
       await t.store.put(
         key,
@@ -178,7 +187,9 @@ describe("stored status bodies", () => {
       });
       const again = await other.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
       expect(blankUrls(again!.body.toString("utf8"))).toBe(blankUrls(await computed(id, a.id, "internal")));
-      expect((await t.store.get(key)).toString("utf8")).not.toContain('"head":"x"');
+      await vi.waitFor(async () =>
+        expect((await t.store.get(key)).toString("utf8")).not.toContain('"head":"x"'),
+      );
       await other.close();
     } finally {
       await fresh.close();
