@@ -10,9 +10,17 @@ import type { Readable } from "node:stream";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import type { Account } from "../db/accounts.ts";
 import type { PredictionRow } from "../db/jobs.ts";
-import { PredictionStatusResponse, StatusQuery } from "../schemas/predictions.ts";
-import { readMatrixPreviewJson } from "./artifacts.ts";
-import { presentPrediction } from "./present.ts";
+import { z } from "zod";
+import { ARTIFACTS } from "@causeway/contract";
+import type { ResultFileMap } from "../db/jobs.ts";
+import {
+  PredictionResultRow,
+  PredictionStatusResponse,
+  SourceInfluenceMatrixPreview,
+  StatusQuery,
+} from "../schemas/predictions.ts";
+import { readMatrixPreviewJson, readTsvHead, resultRows } from "./artifacts.ts";
+import { presentPrediction, primaryPrefix } from "./present.ts";
 
 export interface RenderInput {
   row: PredictionRow;
@@ -34,7 +42,7 @@ export type Rendered =
   { ok: true; body: Uint8Array<ArrayBuffer>; etag: string } | { ok: false; message: string };
 
 /** Serves the artifacts the main thread read; download links stay empty (they are signed per poll). */
-class PreloadedStore implements ObjectStore {
+export class PreloadedStore implements ObjectStore {
   private readonly objects: Record<string, Uint8Array>;
   constructor(objects: Record<string, Uint8Array>) {
     this.objects = objects;
@@ -76,60 +84,186 @@ class PreloadedStore implements ObjectStore {
 
 const DEFAULTS = StatusQuery.parse({});
 
-export async function renderStatusBody(req: RenderInput): Promise<Rendered> {
-  const account: Account = { id: req.row.account_id, name: "", tier: req.tier, apiKeyId: "" };
-  const sizes = req.sizes;
-  // The matrix cells (most of the body) are formatted straight to JSON text and spliced in
-  // below; the rest goes through the response schema as the route's serializer does.
-  let cells: Buffer | undefined;
-  const body = await presentPrediction(req.row, account, new PreloadedStore(req.objects), 0, {
-    maxRows: sizes?.maxRows ?? DEFAULTS.max_rows,
-    maxSourceInfluenceRows: sizes?.maxSourceInfluenceRows ?? DEFAULTS.max_source_influence_rows,
-    maxColumns: sizes?.maxColumns ?? DEFAULTS.max_columns,
-    ...(sizes?.target ? { target: sizes.target } : {}),
-    withResults: true,
-    readMatrix: async (...args) => {
-      const read = await readMatrixPreviewJson(...args);
-      cells = read?.dataJson;
-      return read?.preview ?? null;
-    },
-  });
-  const bytes = encodeStatusBody(body, cells);
-  if (typeof bytes === "string") return { ok: false, message: bytes };
-  const etag = createHash("sha256").update(bytes).digest("base64url").slice(0, 32);
-  return { ok: true, body: bytes, etag };
+/** The contract's default preview sizes. */
+export const DEFAULT_SIZES = {
+  maxRows: DEFAULTS.max_rows,
+  maxSourceInfluenceRows: DEFAULTS.max_source_influence_rows,
+  maxColumns: DEFAULTS.max_columns,
+};
+
+/**
+ * The two large values of a status body as JSON text: `results` and `source_influence_matrix`
+ * (null when the job has no such artifact), each with its SHA-256. They depend only on the
+ * artifacts, the tier and the sizes, so they can be made while the job still runs (prepare).
+ */
+export interface Previews {
+  results: Uint8Array | null;
+  matrix: Uint8Array | null;
+  digests: [string, string];
+}
+
+/** What the previews were made from: the artifacts' keys and digests, the tier, the prefix. */
+export interface PreviewSource {
+  tier: Account["tier"];
+  prefix: string;
+  /** Object key and SHA-256 of each artifact the previews read, by stable name. */
+  inputs: Record<string, { key: string; digest: string } | null>;
+}
+
+const PREVIEW_INPUTS = [
+  ARTIFACTS.targetScores,
+  ARTIFACTS.sourceInfluenceMatrix,
+  ARTIFACTS.sourceInfluenceIds,
+] as const;
+
+/** The source descriptor of previews made from `objects` (digests of what they read). */
+export function previewSource(
+  tier: Account["tier"],
+  prefix: string,
+  files: ResultFileMap | null,
+  objects: Record<string, Uint8Array>,
+): PreviewSource {
+  const inputs: PreviewSource["inputs"] = {};
+  for (const name of PREVIEW_INPUTS) {
+    const key = files?.[prefix + name];
+    const bytes = key ? objects[key] : undefined;
+    inputs[name] =
+      key && bytes ? { key, digest: createHash("sha256").update(bytes).digest("base64url") } : null;
+  }
+  return { tier, prefix, inputs };
+}
+
+export function sameSource(a: PreviewSource, b: PreviewSource): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The previews at `sizes` from the artifacts in `objects`. */
+export async function renderPreviews(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  prefix: string,
+  tier: Account["tier"],
+  sizes: { maxRows: number; maxSourceInfluenceRows: number; maxColumns: number },
+): Promise<Previews | string> {
+  const encoder = new TextEncoder();
+  let results: Uint8Array | null = null;
+  const tsv = await readTsvHead(store, files, prefix + ARTIFACTS.targetScores, sizes.maxRows);
+  if (tsv !== null) {
+    const rows = ResultRows.safeEncode(resultRows(tsv, sizes.maxRows, tier === "internal"));
+    if (!rows.success) return `invalid status body: ${rows.error.message}`;
+    results = encoder.encode(JSON.stringify(rows.data));
+  }
+  let matrix: Uint8Array | null = null;
+  const read = await readMatrixPreviewJson(
+    store,
+    files,
+    prefix + ARTIFACTS.sourceInfluenceMatrix,
+    prefix + ARTIFACTS.sourceInfluenceIds,
+    sizes.maxSourceInfluenceRows,
+    sizes.maxColumns,
+  );
+  if (read) {
+    const encoded = SourceInfluenceMatrixPreview.safeEncode(read.preview);
+    if (!encoded.success) return `invalid status body: ${encoded.error.message}`;
+    const spliced = splice(JSON.stringify({ ...encoded.data, data: MARKERS[0] }), [read.dataJson]);
+    if (typeof spliced === "string") return spliced;
+    matrix = spliced;
+  }
+  return { results, matrix, digests: [digestOf(results), digestOf(matrix)] };
+}
+
+const ResultRows = z.array(PredictionResultRow);
+
+function digestOf(bytes: Uint8Array | null): string {
+  return bytes ? createHash("sha256").update(bytes).digest("base64url") : "";
 }
 
 /**
- * What the route's serializer (fastify-type-provider-zod) makes of `body`, encode then
- * JSON.stringify, with `cells` (JSON text, ASCII) as the matrix's data; an error message when the
- * body does not satisfy the response schema.
+ * Markers no field can hold (text fields refuse NUL; and each must be found exactly once),
+ * standing for JSON text spliced in after JSON.stringify.
  */
-export function encodeStatusBody(
-  body: PredictionStatusResponse,
-  cells: Uint8Array | undefined,
-): Uint8Array<ArrayBuffer> | string {
-  const encoded = PredictionStatusResponse.safeEncode(body);
-  if (!encoded.success) return `invalid status body: ${encoded.error.message}`;
-  const matrix = encoded.data.source_influence_matrix;
-  const encoder = new TextEncoder();
-  // TextEncoder gives an ArrayBuffer of its own (never Buffer's shared pool), safe to transfer.
-  if (!matrix || cells === undefined) return encoder.encode(JSON.stringify(encoded.data));
-  // A marker no field can hold (text fields refuse NUL), found exactly once, stands for the cells.
-  const marker = `\u0000${randomUUID()}`;
-  const json = JSON.stringify({
-    ...encoded.data,
-    source_influence_matrix: { ...matrix, data: marker as unknown as number[][] },
+const MARKERS = [`\u0000${randomUUID()}`, `\u0000${randomUUID()}`] as const;
+
+/** `json` with the quoted MARKERS[i] replaced by `parts[i]`; an error message when one is not found once. */
+function splice(json: string, parts: Uint8Array[]): Uint8Array<ArrayBuffer> | string {
+  const cuts: { at: number; end: number; part: Uint8Array }[] = [];
+  parts.forEach((part, i) => {
+    const quoted = JSON.stringify(MARKERS[i]);
+    const at = json.indexOf(quoted);
+    if (at >= 0 && json.indexOf(quoted, at + 1) < 0) cuts.push({ at, end: at + quoted.length, part });
   });
-  const quoted = JSON.stringify(marker);
-  const at = json.indexOf(quoted);
-  if (at < 0 || json.indexOf(quoted, at + 1) >= 0) return "status body marker not found once";
-  const head = json.slice(0, at);
-  const tail = json.slice(at + quoted.length);
-  const out = new Uint8Array(Buffer.byteLength(head) + cells.length + Buffer.byteLength(tail));
-  let n = encoder.encodeInto(head, out).written;
-  out.set(cells, n);
-  n += cells.length;
-  encoder.encodeInto(tail, out.subarray(n));
+  if (cuts.length !== parts.length) return "status body marker not found once";
+  cuts.sort((a, b) => a.at - b.at);
+  const texts: string[] = [];
+  let from = 0;
+  for (const c of cuts) {
+    texts.push(json.slice(from, c.at));
+    from = c.end;
+  }
+  texts.push(json.slice(from));
+  let size = 0;
+  for (const t of texts) size += Buffer.byteLength(t);
+  for (const c of cuts) size += c.part.length;
+  // Its own ArrayBuffer (never Buffer's shared pool): safe to transfer.
+  const out = new Uint8Array(size);
+  const encoder = new TextEncoder();
+  let n = 0;
+  texts.forEach((t, i) => {
+    n += encoder.encodeInto(t, out.subarray(n)).written;
+    const c = cuts[i];
+    if (c) {
+      out.set(c.part, n);
+      n += c.part.length;
+    }
+  });
   return out;
+}
+
+/**
+ * The status body: the row's fields through the presenter and the response schema, the
+ * previews (made now, or earlier by prepare when `prepared` still matches the artifacts)
+ * spliced in. The ETag is a digest of the body with each preview as its own digest, so it is
+ * the same however the previews were made, and needs no pass over 13 MB.
+ */
+export async function renderStatusBody(req: RenderInput, prepared?: Previews): Promise<Rendered> {
+  const account: Account = { id: req.row.account_id, name: "", tier: req.tier, apiKeyId: "" };
+  const sizes = {
+    maxRows: req.sizes?.maxRows ?? DEFAULTS.max_rows,
+    maxSourceInfluenceRows: req.sizes?.maxSourceInfluenceRows ?? DEFAULTS.max_source_influence_rows,
+    maxColumns: req.sizes?.maxColumns ?? DEFAULTS.max_columns,
+  };
+  const store = new PreloadedStore(req.objects);
+  const body = await presentPrediction(req.row, account, store, 0, {
+    ...sizes,
+    ...(req.sizes?.target ? { target: req.sizes.target } : {}),
+    withResults: true,
+    withPreviews: false,
+  });
+  const encoded = PredictionStatusResponse.safeEncode(body);
+  if (!encoded.success) return { ok: false, message: `invalid status body: ${encoded.error.message}` };
+  const previews =
+    prepared ?? (await renderPreviews(store, req.row.result_files, primaryPrefix(req.row), req.tier, sizes));
+  if (typeof previews === "string") return { ok: false, message: previews };
+  const data: Record<string, unknown> = { ...encoded.data };
+  const parts: Uint8Array[] = [];
+  const digests: string[] = [];
+  for (const [field, part, digest] of [
+    ["results", previews.results, previews.digests[0]],
+    ["source_influence_matrix", previews.matrix, previews.digests[1]],
+  ] as const) {
+    // The presenter leaves both fields null in place (completed jobs): keep their position.
+    if (!(field in data)) return { ok: false, message: `status body without ${field}` };
+    if (part === null) continue;
+    data[field] = MARKERS[parts.length];
+    parts.push(part);
+    digests.push(digest);
+  }
+  const json = JSON.stringify(data);
+  const bytes = splice(json, parts);
+  if (typeof bytes === "string") return { ok: false, message: bytes };
+  const etag = createHash("sha256")
+    .update(JSON.stringify([json, digests]))
+    .digest("base64url")
+    .slice(0, 32);
+  return { ok: true, body: bytes, etag };
 }

@@ -2,16 +2,75 @@
  * Worker thread that renders status bodies of completed predictions (status-body-render.ts)
  * off the main thread: a full preview is over a million matrix cells, and rendering it inline
  * would stall every other request (and runner callbacks) while it runs.
+ *
+ * It also prepares the previews of a running job once its scores are written (the runner goes
+ * on with the causal analysis and the graph for a while), and keeps them until the job's
+ * completion render, which uses them if the artifacts it reads are still the same bytes.
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import { renderStatusBody, type RenderInput, type Rendered } from "./status-body-render.ts";
+import type { Account } from "../db/accounts.ts";
+import type { ResultFileMap } from "../db/jobs.ts";
+import {
+  previewSource,
+  renderPreviews,
+  renderStatusBody,
+  sameSource,
+  PreloadedStore,
+  type Previews,
+  type PreviewSource,
+  type RenderInput,
+  type Rendered,
+} from "./status-body-render.ts";
+import { DEFAULT_SIZES } from "./status-body-render.ts";
+import { primaryPrefix } from "./present.ts";
 
 export type { StatusSizes } from "./status-body-render.ts";
 
-export type RenderRequest = RenderInput & { id: number };
+export type RenderRequest =
+  | (RenderInput & { id: number; kind?: "render" })
+  | {
+      id: number;
+      kind: "prepare";
+      predictionId: string;
+      tier: Account["tier"];
+      files: ResultFileMap;
+      objects: Record<string, Uint8Array>;
+    };
 
-export type RenderResponse = Rendered & { id: number };
+export type RenderResponse = (Rendered & { id: number }) | { id: number; ok: true; prepared: boolean };
+
+/** Prepared previews by prediction id; a few at most (jobs finishing at about the same time). */
+const prepared = new Map<string, { source: PreviewSource; previews: Previews }>();
+const MAX_PREPARED = 4;
+
+async function handle(req: RenderRequest): Promise<RenderResponse> {
+  if (req.kind === "prepare") {
+    const previews = await renderPreviews(
+      new PreloadedStore(req.objects),
+      req.files,
+      "",
+      req.tier,
+      DEFAULT_SIZES,
+    );
+    if (typeof previews === "string") return { id: req.id, ok: true, prepared: false };
+    prepared.delete(req.predictionId);
+    prepared.set(req.predictionId, { source: previewSource(req.tier, "", req.files, req.objects), previews });
+    for (const key of prepared.keys()) {
+      if (prepared.size <= MAX_PREPARED) break;
+      prepared.delete(key);
+    }
+    return { id: req.id, ok: true, prepared: true };
+  }
+  const ready = prepared.get(req.row.id);
+  let use: Previews | undefined;
+  if (ready && req.sizes === undefined) {
+    prepared.delete(req.row.id);
+    const source = previewSource(req.tier, primaryPrefix(req.row), req.row.result_files, req.objects);
+    if (sameSource(source, ready.source)) use = ready.previews;
+  }
+  return { ...(await renderStatusBody(req, use)), id: req.id };
+}
 
 // Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,
 // setpriority(0) applies to the calling thread only: this worker, not the API's event loop.
@@ -22,8 +81,8 @@ try {
 }
 
 parentPort?.on("message", (req: RenderRequest) => {
-  renderStatusBody(req).then(
-    (res) => parentPort!.postMessage({ ...res, id: req.id }, res.ok ? [res.body.buffer] : []),
+  handle(req).then(
+    (res) => parentPort!.postMessage(res, "body" in res && res.ok ? [res.body.buffer] : []),
     (err: unknown) =>
       parentPort!.postMessage({
         id: req.id,

@@ -112,6 +112,40 @@ export class StatusDocuments {
   }
 
   /**
+   * When a running prediction's scores are written (the runner then spends a while on the
+   * causal analysis and the graph): its previews, the bulk of its status body, are made now,
+   * from the files the attempt wrote, so the render at completion only adds the row's fields.
+   * Speculative: the completion render uses them only if it reads the same bytes. Never throws.
+   */
+  async scoresWritten(predictionId: string, attempt: string): Promise<void> {
+    try {
+      const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
+        `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+        [predictionId],
+      );
+      const row = rows[0];
+      if (!row || row.status !== "processing") return;
+      // Where the runner writes the attempt's files (runner/src/jobs/run-job.ts), for the
+      // primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
+      const base = `${row.spec.output_prefix.replace(/\/+$/, "")}/${attempt}/`;
+      const files: ResultFileMap = {};
+      const objects: Record<string, Uint8Array> = {};
+      for (const name of [
+        ARTIFACTS.targetScores,
+        ARTIFACTS.sourceInfluenceMatrix,
+        ARTIFACTS.sourceInfluenceIds,
+      ]) {
+        files[name] = base + name;
+        objects[base + name] = await this.deps.store.get(base + name);
+      }
+      await this.renderer.call({ kind: "prepare", predictionId, tier: row.tier, files, objects });
+    } catch (err) {
+      if (!(err instanceof ObjectNotFound))
+        this.deps.log.debug({ err, prediction_id: predictionId }, "status previews not prepared");
+    }
+  }
+
+  /**
    * The status body of a completed prediction at the default preview sizes, or null when it
    * cannot be stored (the caller renders it the ordinary way).
    */
@@ -281,6 +315,7 @@ export class StatusDocuments {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
     }
+    if (!("body" in res)) return null;
     return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
   }
 
