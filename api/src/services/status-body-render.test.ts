@@ -15,7 +15,7 @@ import type { PredictionRow } from "../db/jobs.ts";
 import { PredictionStatusResponse, StatusQuery } from "../schemas/predictions.ts";
 import { matrixCellsJson, matrixPreview } from "./artifacts.ts";
 import { presentPrediction } from "./present.ts";
-import { renderStatusBody, type StatusSizes } from "./status-body-render.ts";
+import { PreparedPreviews, renderStatusBody, type StatusSizes } from "./status-body-render.ts";
 
 let dir: string;
 let kang: KangResult;
@@ -133,6 +133,44 @@ describe("status body rendering", () => {
       objects: await objectsOf(kang.files),
     });
     expect(bad).toMatchObject({ ok: false, message: expect.stringContaining("invalid status body") });
+  });
+
+  it("uses previews prepared while the job ran only for the same artifact bytes, once", async () => {
+    const p = completedRow(kang.files);
+    const objects = await objectsOf(kang.files);
+    const names = [ARTIFACTS.targetScores, ARTIFACTS.sourceInfluenceMatrix, ARTIFACTS.sourceInfluenceIds];
+    const files = Object.fromEntries(names.map((n) => [n, kang.files[n]!]));
+    const early = Object.fromEntries(names.map((n) => [kang.files[n]!, objects[kang.files[n]!]!]));
+    const prepared = new PreparedPreviews();
+    expect(await prepared.prepare(p.id, "internal", files, early)).toBe(true);
+    // Not for other sizes or another tier; at the defaults, once.
+    expect(
+      prepared.take({
+        row: p,
+        tier: "internal",
+        objects,
+        sizes: { maxRows: 5, maxSourceInfluenceRows: 5, maxColumns: 5, target: null },
+      }),
+    ).toBeUndefined();
+    expect(await prepared.prepare(p.id, "internal", files, early)).toBe(true);
+    expect(prepared.take({ row: p, tier: "external", objects })).toBeUndefined();
+    expect(await prepared.prepare(p.id, "internal", files, early)).toBe(true);
+    const previews = prepared.take({ row: p, tier: "internal", objects });
+    expect(previews).toBeDefined();
+    expect(prepared.take({ row: p, tier: "internal", objects })).toBeUndefined();
+    const rendered = await renderStatusBody({ row: p, tier: "internal", objects }, previews);
+    expect(rendered.ok && Buffer.from(rendered.body).toString("utf8")).toBe(await reference(p, "internal"));
+    // The same ETag as a render that makes its previews itself.
+    const fresh = await renderStatusBody({ row: p, tier: "internal", objects });
+    expect(fresh.ok && rendered.ok && fresh.etag === rendered.etag).toBe(true);
+    // A score table rewritten after the previews were made: not used.
+    expect(await prepared.prepare(p.id, "internal", files, early)).toBe(true);
+    const key = kang.files[ARTIFACTS.targetScores]!;
+    const changed = {
+      ...objects,
+      [key]: Buffer.from(String(Buffer.from(objects[key]!)).replace("STAT1", "STAT9")),
+    };
+    expect(prepared.take({ row: p, tier: "internal", objects: changed })).toBeUndefined();
   });
 
   it("formats float32 cells as JSON.stringify does after rounding to 9 digits", () => {

@@ -133,8 +133,49 @@ export function previewSource(
   return { tier, prefix, inputs };
 }
 
-export function sameSource(a: PreviewSource, b: PreviewSource): boolean {
+function sameSource(a: PreviewSource, b: PreviewSource): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Previews made ahead of a job's completion (default sizes, primary result set ""), by prediction id. */
+export class PreparedPreviews {
+  private readonly entries = new Map<string, { source: PreviewSource; previews: Previews }>();
+  /** A few at most: jobs finishing at about the same time. */
+  private readonly max: number;
+
+  constructor(max = 4) {
+    this.max = max;
+  }
+
+  /** Makes and keeps the previews of `files` (by stable name); whether it could. */
+  async prepare(
+    predictionId: string,
+    tier: Account["tier"],
+    files: ResultFileMap,
+    objects: Record<string, Uint8Array>,
+  ): Promise<boolean> {
+    const previews = await renderPreviews(new PreloadedStore(objects), files, "", tier, DEFAULT_SIZES);
+    if (typeof previews === "string") return false;
+    this.entries.delete(predictionId);
+    this.entries.set(predictionId, { source: previewSource(tier, "", files, objects), previews });
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= this.max) break;
+      this.entries.delete(key);
+    }
+    return true;
+  }
+
+  /**
+   * The prepared previews for this render (used once), if it is at the default sizes and reads
+   * artifacts with the same keys and bytes as they were made from; else undefined.
+   */
+  take(req: RenderInput): Previews | undefined {
+    const ready = this.entries.get(req.row.id);
+    if (!ready || req.sizes !== undefined) return undefined;
+    this.entries.delete(req.row.id);
+    const source = previewSource(req.tier, primaryPrefix(req.row), req.row.result_files, req.objects);
+    return sameSource(source, ready.source) ? ready.previews : undefined;
+  }
 }
 
 /** The previews at `sizes` from the artifacts in `objects`. */

@@ -11,19 +11,7 @@ import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { Account } from "../db/accounts.ts";
 import type { ResultFileMap } from "../db/jobs.ts";
-import {
-  previewSource,
-  renderPreviews,
-  renderStatusBody,
-  sameSource,
-  PreloadedStore,
-  type Previews,
-  type PreviewSource,
-  type RenderInput,
-  type Rendered,
-} from "./status-body-render.ts";
-import { DEFAULT_SIZES } from "./status-body-render.ts";
-import { primaryPrefix } from "./present.ts";
+import { PreparedPreviews, renderStatusBody, type RenderInput, type Rendered } from "./status-body-render.ts";
 
 export type { StatusSizes } from "./status-body-render.ts";
 
@@ -40,36 +28,14 @@ export type RenderRequest =
 
 export type RenderResponse = (Rendered & { id: number }) | { id: number; ok: true; prepared: boolean };
 
-/** Prepared previews by prediction id; a few at most (jobs finishing at about the same time). */
-const prepared = new Map<string, { source: PreviewSource; previews: Previews }>();
-const MAX_PREPARED = 4;
+const prepared = new PreparedPreviews();
 
 async function handle(req: RenderRequest): Promise<RenderResponse> {
   if (req.kind === "prepare") {
-    const previews = await renderPreviews(
-      new PreloadedStore(req.objects),
-      req.files,
-      "",
-      req.tier,
-      DEFAULT_SIZES,
-    );
-    if (typeof previews === "string") return { id: req.id, ok: true, prepared: false };
-    prepared.delete(req.predictionId);
-    prepared.set(req.predictionId, { source: previewSource(req.tier, "", req.files, req.objects), previews });
-    for (const key of prepared.keys()) {
-      if (prepared.size <= MAX_PREPARED) break;
-      prepared.delete(key);
-    }
-    return { id: req.id, ok: true, prepared: true };
+    const ok = await prepared.prepare(req.predictionId, req.tier, req.files, req.objects);
+    return { id: req.id, ok: true, prepared: ok };
   }
-  const ready = prepared.get(req.row.id);
-  let use: Previews | undefined;
-  if (ready && req.sizes === undefined) {
-    prepared.delete(req.row.id);
-    const source = previewSource(req.tier, primaryPrefix(req.row), req.row.result_files, req.objects);
-    if (sameSource(source, ready.source)) use = ready.previews;
-  }
-  return { ...(await renderStatusBody(req, use)), id: req.id };
+  return { ...(await renderStatusBody(req, prepared.take(req))), id: req.id };
 }
 
 // Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,

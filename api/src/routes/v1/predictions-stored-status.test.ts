@@ -1,5 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PredictionJobSpec } from "@causeway/contract";
 import { getPrediction } from "../../db/jobs.ts";
 import { PredictionStatusResponse, StatusQuery } from "../../schemas/predictions.ts";
 import { matrixPreview, resultRows } from "../../services/artifacts.ts";
@@ -193,6 +194,49 @@ describe("stored status bodies", () => {
       await other.close();
     } finally {
       await fresh.close();
+    }
+  });
+
+  it("serves previews prepared at scores_computed when the files stayed the same, else the final files", async () => {
+    for (const rewrite of [false, true]) {
+      const a = await t.account("internal");
+      const id = await submit(t, a.key);
+      const spec = PredictionJobSpec.parse(t.dispatcher.specs.find((s) => s.job_id === id));
+      const base = `${spec.output_prefix}/local-1/`;
+      const files = largerArtifacts();
+      for (const [name, body] of Object.entries(files)) await t.store.put(base + name, body);
+      const progress = await t.callback({
+        job_id: id,
+        kind: "prediction",
+        attempt: "local-1",
+        seq: 5,
+        status: "processing",
+        processing_step: "scores_computed",
+        progress_pct: 60,
+      });
+      expect(progress.statusCode).toBe(200);
+      // What the callback started in the background, awaited here.
+      await t.ctx.statusDocuments.scoresWritten(id, "local-1");
+      if (rewrite)
+        await t.store.put(
+          base + "target_scores.tsv",
+          String(files["target_scores.tsv"]).replace("P1|PROTEIN", "Q1|PROTEIN"),
+        );
+      const done = await t.callback({
+        job_id: id,
+        kind: "prediction",
+        attempt: "local-1",
+        seq: 99,
+        status: "completed",
+        result_files: Object.keys(files).map((name) => ({ name, key: base + name })),
+        result_sets: [""],
+        dataset_summary: null,
+      });
+      expect(done.statusCode).toBe(200);
+      const res = await get(a.key, `/v1/predictions/${id}`);
+      expect(res.statusCode).toBe(200);
+      expect(blankUrls(res.body)).toBe(blankUrls(await computed(id, a.id, "internal")));
+      expect(res.body.includes('"id":"Q1|PROTEIN"')).toBe(rewrite);
     }
   });
 });
