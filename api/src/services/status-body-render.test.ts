@@ -171,6 +171,11 @@ describe("status body rendering", () => {
       [key]: Buffer.from(String(Buffer.from(objects[key]!)).replace("STAT1", "STAT9")),
     };
     expect(prepared.take({ row: p, tier: "internal", objects: changed })).toBeUndefined();
+    // Previews of a job that never completes are dropped after a while.
+    const brief = new PreparedPreviews(4, 20);
+    expect(await brief.prepare(p.id, "internal", files, early)).toBe(true);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(brief.take({ row: p, tier: "internal", objects })).toBeUndefined();
   });
 
   it("formats float32 cells as JSON.stringify does after rounding to 9 digits", () => {

@@ -142,9 +142,12 @@ export class PreparedPreviews {
   private readonly entries = new Map<string, { source: PreviewSource; previews: Previews }>();
   /** A few at most: jobs finishing at about the same time. */
   private readonly max: number;
+  /** Previews of a job that failed instead of completing are dropped after this. */
+  private readonly ttlMs: number;
 
-  constructor(max = 4) {
+  constructor(max = 4, ttlMs = 10 * 60_000) {
     this.max = max;
+    this.ttlMs = ttlMs;
   }
 
   /** Makes and keeps the previews of `files` (by stable name); whether it could. */
@@ -156,8 +159,12 @@ export class PreparedPreviews {
   ): Promise<boolean> {
     const previews = await renderPreviews(new PreloadedStore(objects), files, "", tier, DEFAULT_SIZES);
     if (typeof previews === "string") return false;
+    const entry = { source: previewSource(tier, "", files, objects), previews };
     this.entries.delete(predictionId);
-    this.entries.set(predictionId, { source: previewSource(tier, "", files, objects), previews });
+    this.entries.set(predictionId, entry);
+    setTimeout(() => {
+      if (this.entries.get(predictionId) === entry) this.entries.delete(predictionId);
+    }, this.ttlMs).unref();
     for (const key of this.entries.keys()) {
       if (this.entries.size <= this.max) break;
       this.entries.delete(key);
