@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
+import { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
@@ -51,6 +52,8 @@ interface Loaded {
   /** The body with empty download links. */
   body: Buffer;
   served?: ServedStatus & { expiresAtMs: number };
+  /** `served` being made. */
+  serving?: Promise<ServedStatus | null> | undefined;
 }
 
 const Meta = z.object({
@@ -155,6 +158,18 @@ export class StatusDocuments {
     if (!doc) return null;
     const nowMs = this.deps.now().getTime();
     if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
+    // One copy with links (and one compression) for the polls arriving together, e.g. the
+    // completion's own call and the first poll.
+    doc.serving ??= this.withStoredLinks(p, account, doc, nowMs).finally(() => (doc.serving = undefined));
+    return doc.serving;
+  }
+
+  private async withStoredLinks(
+    p: PredictionRow,
+    account: Account,
+    doc: Loaded,
+    nowMs: number,
+  ): Promise<ServedStatus | null> {
     const served = await this.withLinks(p, account, doc, nowMs, (body) => this.compress(body));
     if (!served) return null;
     let ready: Buffer | undefined;
@@ -278,7 +293,10 @@ export class StatusDocuments {
     const storing = this.deps.store
       .put(
         key,
-        Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
+        // In parts, not one more 13 MB copy on the event loop.
+        Readable.from([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")], {
+          objectMode: false,
+        }),
         "application/json",
       )
       .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"))
