@@ -107,8 +107,9 @@ export class StatusDocuments {
       const row = rows[0];
       if (!row || row.status !== "completed") return;
       const { tier, ...p } = row;
-      // Signs the links and starts compressing now, too: the first poll finds it all ready.
-      await this.serve(p, { id: p.account_id, name: "", tier, apiKeyId: "" });
+      // Links and the compressed copy wait for the first poll: many jobs are only read with
+      // small previews, and those copies would hold memory and CPU for nothing.
+      await this.document(p, tier);
     } catch (err) {
       this.deps.log.warn({ err, prediction_id: predictionId }, "status body not stored; polls render it");
     }
