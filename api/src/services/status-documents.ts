@@ -15,8 +15,6 @@ import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
-import { promisify } from "node:util";
-import { gzip as gzipCallback } from "node:zlib";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { ARTIFACTS } from "@causeway/contract";
@@ -29,13 +27,11 @@ import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
-const gzip = promisify(gzipCallback);
-
 /** A status body ready to send. */
 export interface ServedStatus {
   etag: string;
   body: Buffer;
-  /** The body gzip-compressed (computed once, on the libuv thread pool). */
+  /** The body gzip-compressed (computed once, in the compression worker at the lowest priority). */
   gzipped(): Promise<Buffer>;
   /**
    * Stored bodies only: the gzipped body once its compression (started when the body was made)
@@ -90,7 +86,7 @@ export class StatusDocuments {
   private readonly storing = new Set<Promise<void>>();
   /** Renders bodies. */
   private readonly renderer = new WorkerCalls<RenderRequest, RenderResponse>("./status-body-worker.ts");
-  /** Compresses stored bodies: apart, so a compression never holds up the next job's render. */
+  /** Compresses bodies: apart, so a compression never holds up the next job's render. */
   private readonly compressor = new WorkerCalls<GzipRequest, GzipResponse>("./status-gzip-worker.ts");
 
   constructor(deps: StatusDocumentsDeps) {
@@ -195,7 +191,9 @@ export class StatusDocuments {
     const rendered = await this.render(p, account.tier, sizes);
     if (!rendered) return null;
     const doc: Loaded = { tier: account.tier, head: "", etag: rendered.etag, body: rendered.body };
-    return this.withLinks(p, account, doc, this.deps.now().getTime());
+    // Compressed at the lowest priority too: eight large reads at once would otherwise keep both
+    // cores busy with gzip beside the event loop.
+    return this.withLinks(p, account, doc, this.deps.now().getTime(), (body) => this.compress(body));
   }
 
   /**
@@ -221,7 +219,7 @@ export class StatusDocuments {
     account: Account,
     doc: Loaded,
     nowMs: number,
-    compress: (body: Buffer) => Promise<Buffer> = gzip,
+    compress: (body: Buffer) => Promise<Buffer>,
   ): Promise<(ServedStatus & { expiresAtMs: number }) | null> {
     const files = p.result_files ?? {};
     const withArtifacts =
@@ -338,7 +336,7 @@ export class StatusDocuments {
     return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
   }
 
-  /** gzip in its worker thread, at the lowest priority (stored bodies: compressed ahead of need). */
+  /** gzip in its worker thread, at the lowest priority. */
   private async compress(body: Buffer): Promise<Buffer> {
     const res = await this.compressor.call({ bytes: body });
     if (!res.ok) throw new Error(res.message);
