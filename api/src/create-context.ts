@@ -79,6 +79,7 @@ export async function createContext(
     onFinished: o.onJobFinished,
     onChange: (kind, job) => events.publish(kind, job),
     onPredictionCompleted: (id) => statusDocuments.completed(id),
+    onPredictionScored: (id, attempt) => statusDocuments.scoresWritten(id, attempt),
     cancel: (id) => {
       const local = dispatcher instanceof ModelGate ? dispatcher.inner : dispatcher;
       if (local instanceof LocalExecutor) local.cancel(id);

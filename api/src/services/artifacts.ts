@@ -188,6 +188,50 @@ export async function readMatrixPreview(
   maxRows: number,
   maxColumns: number,
 ): Promise<SourceInfluenceMatrixPreview | null> {
+  const block = await readMatrixBlock(store, files, npyName, idsName, maxRows);
+  return block && previewOf(block.m, block.ids, maxRows, maxColumns);
+}
+
+/**
+ * `readMatrixPreview` with the cells as JSON text: `preview.data` is empty and `dataJson` holds
+ * exactly the bytes of `JSON.stringify` of the cells `readMatrixPreview` returns. For the status body, where
+ * building a million numbers and encoding them again took most of the time.
+ */
+export async function readMatrixPreviewJson(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  npyName: string,
+  idsName: string,
+  maxRows: number,
+  maxColumns: number,
+): Promise<{ preview: SourceInfluenceMatrixPreview; dataJson: Buffer } | null> {
+  const block = await readMatrixBlock(store, files, npyName, idsName, maxRows);
+  if (!block) return null;
+  const { m, ids } = block;
+  if (ids.row_ids.length !== m.rows || ids.column_ids.length !== m.cols)
+    throw new Error("matrix ids do not match its shape");
+  const nRows = Math.min(maxRows, m.rows);
+  const nCols = Math.min(maxColumns, m.cols);
+  return {
+    preview: {
+      row_ids: ids.row_ids.slice(0, nRows),
+      column_ids: ids.column_ids.slice(0, nCols),
+      data: [],
+      truncated_rows: m.rows > nRows,
+      truncated_columns: m.cols > nCols,
+    },
+    dataJson: matrixCellsJson(m, nRows, nCols),
+  };
+}
+
+/** The .npy header, the ids and the leading `maxRows` rows of the matrix; null when absent. */
+async function readMatrixBlock(
+  store: ObjectStore,
+  files: ResultFileMap | null,
+  npyName: string,
+  idsName: string,
+  maxRows: number,
+): Promise<{ m: Float32Matrix; ids: z.infer<typeof MatrixIds> } | null> {
   const key = files?.[npyName];
   if (!key) return null;
   const head = await guarded(() => store.getRange(key, 0, NPY_HEAD_BYTES));
@@ -202,13 +246,139 @@ export async function readMatrixPreview(
   if (tail === null) return null;
   if (end !== 0 && tail.length !== 1) throw new Error(".npy data length does not match its shape");
   const nRows = Math.min(maxRows, rows);
-  const nCols = Math.min(maxColumns, cols);
   const bytes = await guarded(() => store.getRange(key, offset, offset + nRows * cols * 4));
   if (bytes === null) return null;
   // Copy so the values are aligned regardless of the buffer's offset.
   const data = new Float32Array(nRows * cols);
   Buffer.from(data.buffer).set(bytes);
-  return previewOf({ rows, cols, data }, ids, nRows, nCols);
+  return { m: { rows, cols, data }, ids };
+}
+
+/**
+ * JSON text (ASCII bytes) of the top-left `nRows` × `nCols` cells, byte for byte what
+ * JSON.stringify gives for previewOf's cells (9 significant digits, non-finite as null), several
+ * times faster: a million cells formatted through toPrecision, numbers and strings took most of
+ * a full status body's rendering. Hand-written because no library formats float32 this way.
+ */
+export function matrixCellsJson(m: Float32Matrix, nRows: number, nCols: number): Buffer {
+  let buf = Buffer.allocUnsafe(nRows * nCols * 12 + 2 * nRows + 2);
+  let at = 0;
+  buf[at++] = 0x5b; // [
+  for (let i = 0; i < nRows; i++) {
+    const need = at + nCols * MAX_CELL_BYTES + 4;
+    if (need > buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, 2 * buf.length));
+      buf.copy(bigger, 0, 0, at);
+      buf = bigger;
+    }
+    if (i > 0) buf[at++] = 0x2c; // ,
+    buf[at++] = 0x5b;
+    const base = i * m.cols;
+    for (let j = 0; j < nCols; j++) {
+      if (j > 0) buf[at++] = 0x2c;
+      at = writeCell(buf, at, m.data[base + j]!);
+    }
+    buf[at++] = 0x5d; // ]
+  }
+  buf[at++] = 0x5d;
+  return buf.subarray(0, at);
+}
+
+/** Longest cell text: "-1.23456789e-38" (15) or "-0.0000123456789" (16), with room to spare. */
+const MAX_CELL_BYTES = 24;
+const POW10 = Array.from({ length: 15 }, (_, k) => 10 ** k);
+/** 10^-k as doubles (inexact: a comparison off by one ulp only sends a value the exact way). */
+const TENTHS = Array.from({ length: 8 }, (_, k) => 10 ** -k);
+
+/**
+ * Writes String(Number(v.toPrecision(9))) (or null) at `at`; returns the end. Values in
+ * [1e-6, 1e9), which JSON writes without an exponent, get their nine digits from one exact
+ * power-of-ten scaling and a rounding: the scaled value's error is below 2e-7, so away from a
+ * tie (checked) the rounding is toPrecision's. Everything else goes the slow, exact way.
+ */
+function writeCell(buf: Buffer, at: number, v: number): number {
+  if (!Number.isFinite(v)) return at + buf.write("null", at, "latin1");
+  if (v === 0) {
+    buf[at] = 0x30;
+    return at + 1;
+  }
+  let x = v;
+  let sign = 0;
+  if (x < 0) {
+    x = -x;
+    sign = 1;
+  }
+  if (x < 1e-6 || x >= 1e9) return at + buf.write(nineDigits(v), at, "latin1");
+  // The decimal exponent, by comparison (Math.log10 costs more than the rest of the cell).
+  let e = 0;
+  if (x >= 1) while (x >= POW10[e + 1]!) e++;
+  else
+    do e--;
+    while (e > -6 && x < TENTHS[-e]!);
+  const scaled = x * POW10[8 - e]!;
+  const floor = Math.floor(scaled);
+  const frac = scaled - floor;
+  if (Math.abs(frac - 0.5) < 1e-6) return at + buf.write(nineDigits(v), at, "latin1");
+  let n = frac > 0.5 ? floor + 1 : floor;
+  // An exponent off by one next to a power of ten, or a rounding up to 10^9: the exact way.
+  if (n < 1e8 || n >= 1e9) return at + buf.write(nineDigits(v), at, "latin1");
+  // Below 2^31 from here: integer arithmetic.
+  n |= 0;
+  let digits = 9;
+  for (let q = (n / 10) | 0; n === q * 10; q = (n / 10) | 0) {
+    n = q;
+    digits--;
+  }
+  if (sign) buf[at++] = 0x2d; // -
+  if (e < 0) {
+    // 0.000ddd
+    buf[at++] = 0x30;
+    buf[at++] = 0x2e;
+    for (let z = -e - 1; z > 0; z--) buf[at++] = 0x30;
+    for (let p = at + digits - 1; p >= at; p--) {
+      const q = (n / 10) | 0;
+      buf[p] = 0x30 + n - q * 10;
+      n = q;
+    }
+    return at + digits;
+  }
+  const whole = e + 1;
+  if (digits <= whole) {
+    // ddd000: no point.
+    for (let p = at + digits - 1; p >= at; p--) {
+      const q = (n / 10) | 0;
+      buf[p] = 0x30 + n - q * 10;
+      n = q;
+    }
+    at += digits;
+    for (let z = whole - digits; z > 0; z--) buf[at++] = 0x30;
+    return at;
+  }
+  // ddd.ddd
+  const end = at + digits + 1;
+  for (let p = end - 1; p >= at; p--) {
+    if (p === at + whole) {
+      buf[p] = 0x2e;
+      continue;
+    }
+    const q = (n / 10) | 0;
+    buf[p] = 0x30 + n - q * 10;
+    n = q;
+  }
+  return end;
+}
+
+/** String(Number(v.toPrecision(9))) for finite v. */
+function nineDigits(v: number): string {
+  const s = v.toPrecision(9);
+  // Exponent forms differ between toPrecision and String (e.g. 1.00000000e+10): rare, exact way.
+  if (s.includes("e")) return String(Number(s));
+  // Nine integer digits have no point and no fractional zeros to drop.
+  if (!s.includes(".")) return s;
+  let end = s.length;
+  while (s.charCodeAt(end - 1) === 48) end--;
+  if (s.charCodeAt(end - 1) === 46) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
 
 const TSV_CHUNK_BYTES = 64 * 1024;

@@ -94,4 +94,53 @@ describe("reconcileAfterCrash", () => {
     });
     expect(retried.statusCode).toBe(202);
   });
+
+  it("deletes the outputs of attempts a finished job abandoned, keeps the attempt it lists", async () => {
+    const { key } = await t.account("internal");
+    const p = await submit(t, key);
+    const spec = PredictionJobSpec.parse(t.dispatcher.specs.find((s) => s.job_id === p));
+    // Attempt 1 died half-way; attempt 2 finished and reported its files.
+    await t.store.put(`${spec.output_prefix}/local-1/target_scores.tsv`, "partial");
+    await t.store.put(`${spec.output_prefix}/local-2/target_scores.tsv`, "id\tscore\n");
+    await t.store.put(`${spec.output_prefix}/local-2/sub/run_metadata.json`, "{}");
+    const res = await t.callback({
+      job_id: p,
+      kind: "prediction",
+      attempt: "local-2",
+      seq: 99,
+      status: "completed",
+      result_files: [
+        { name: "target_scores.tsv", key: `${spec.output_prefix}/local-2/target_scores.tsv` },
+        { name: "run_metadata.json", key: `${spec.output_prefix}/local-2/sub/run_metadata.json` },
+      ],
+      result_sets: [""],
+      dataset_summary: null,
+    });
+    expect(res.statusCode).toBe(200);
+    // Another finished job with a single attempt is not touched.
+    const other = await submit(t, key);
+    const otherSpec = PredictionJobSpec.parse(t.dispatcher.specs.find((s) => s.job_id === other));
+    await t.store.put(`${otherSpec.output_prefix}/local-1/target_scores.tsv`, "id\tscore\n");
+    await t.callback({
+      job_id: other,
+      kind: "prediction",
+      attempt: "local-1",
+      seq: 99,
+      status: "completed",
+      result_files: [
+        { name: "target_scores.tsv", key: `${otherSpec.output_prefix}/local-1/target_scores.tsv` },
+      ],
+      result_sets: [""],
+      dataset_summary: null,
+    });
+    const done = await reconcileAfterCrash(t.ctx, log, new Date());
+    expect(done.sweptAttempts).toBe(1);
+    const keys = await storedKeys(t.store);
+    expect(keys.filter((k) => k.startsWith(`${spec.output_prefix}/`)).sort()).toEqual([
+      `${spec.output_prefix}/local-2/sub/run_metadata.json`,
+      `${spec.output_prefix}/local-2/target_scores.tsv`,
+    ]);
+    expect(keys).toContain(`${otherSpec.output_prefix}/local-1/target_scores.tsv`);
+    expect((await reconcileAfterCrash(t.ctx, log, new Date())).sweptAttempts).toBe(0);
+  });
 });

@@ -10,7 +10,10 @@
  * - partial outputs of the attempts that were running are deleted, so a resumed job's new
  *   attempt starts from an empty output prefix and a failed one leaves nothing behind;
  * - Idempotency-Key claims of requests that never recorded a response are freed at once
- *   instead of after the request timeout.
+ *   instead of after the request timeout;
+ * - with the filesystem store, which lists a folder cheaply, the outputs of attempts a
+ *   finished job abandoned (a runner killed mid-job, then a retry that finished) are deleted:
+ *   only the attempt whose files the job lists stays.
  *
  * In production (PostgreSQL shared by replicas) none of this runs: another replica's requests
  * are alive; there the claim takeover after the request timeout and the stall sweeper apply.
@@ -18,10 +21,12 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JobSpec } from "@causeway/contract";
+import { FsObjectStore } from "@causeway/runner/storage";
 import type { AppContext } from "../context.ts";
 import { refundAbandonedCharges } from "../db/accounts.ts";
 import { releaseDeadClaims } from "../db/idempotency.ts";
-import { listUnfinished } from "../db/jobs.ts";
+import type { Queryable } from "../db/database.ts";
+import { listUnfinished, type ResultFileMap } from "../db/jobs.ts";
 import { runnersTmpDir, uploadsDir } from "./work-dirs.ts";
 
 export interface Reconciled {
@@ -29,6 +34,8 @@ export interface Reconciled {
   removedFolders: number;
   clearedOutputs: number;
   freedClaims: number;
+  /** Output folders of abandoned attempts of finished jobs, deleted. */
+  sweptAttempts: number;
 }
 
 /** When this process started (a dead process's leftovers are all older). */
@@ -47,11 +54,14 @@ export async function reconcileAfterCrash(
     (await removeOlder(runnersTmpDir(ctx.config.dataDir), startedAt));
   const clearedOutputs = await clearPartialOutputs(ctx);
   const freedClaims = await releaseDeadClaims(ctx.db, startedAt);
+  const sweptAttempts =
+    ctx.store instanceof FsObjectStore ? await sweepAbandonedAttempts(ctx.store, ctx.db) : 0;
   const result = {
     refundedUnits: refunds.reduce((n, r) => n + r.refunded, 0),
     removedFolders,
     clearedOutputs,
     freedClaims,
+    sweptAttempts,
   };
   if (Object.values(result).some((n) => n > 0))
     log.warn(result, "reconciled what a previous process left behind");
@@ -89,4 +99,50 @@ async function clearPartialOutputs(ctx: AppContext): Promise<number> {
     }
   }
   return cleared;
+}
+
+/** Where jobs write their outputs: `results/<job folder>/<attempt>/<file>` (output_prefix + attempt). */
+const RESULTS = "results";
+
+/**
+ * Deletes the attempt folders of finished jobs that their result files do not point into. One
+ * listing of the results folder finds the jobs with more than one attempt (rare: a retry after a
+ * crash), and only those are looked up. Jobs still unfinished were cleared above.
+ */
+async function sweepAbandonedAttempts(store: FsObjectStore, db: Queryable): Promise<number> {
+  let jobs: string[];
+  try {
+    jobs = await readdir(store.pathOf(RESULTS));
+  } catch {
+    return 0; // nothing written yet
+  }
+  const attempts = new Map<string, string[]>();
+  for (const job of jobs) {
+    const prefix = `${RESULTS}/${job}`;
+    const names = await readdir(store.pathOf(prefix)).catch(() => []);
+    if (names.length > 1) attempts.set(prefix, names);
+  }
+  if (attempts.size === 0) return 0;
+  const { rows } = await db.query<{ prefix: string; result_files: ResultFileMap | null }>(
+    `SELECT spec->>'output_prefix' AS prefix, result_files FROM predictions
+      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)
+     UNION ALL
+     SELECT spec->>'output_prefix' AS prefix, result_files FROM causal_analyses
+      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)`,
+    [[...attempts.keys()]],
+  );
+  let swept = 0;
+  for (const { prefix, result_files } of rows) {
+    const keys = Object.values(result_files ?? {});
+    // A layout this sweep does not know (files outside the job's own attempt folders): leave it.
+    if (keys.some((k) => !k.startsWith(`${prefix}/`) || k.slice(prefix.length + 1).split("/").length < 2))
+      continue;
+    const kept = new Set(keys.map((k) => k.slice(prefix.length + 1).split("/")[0]!));
+    for (const name of attempts.get(prefix) ?? []) {
+      if (kept.has(name)) continue;
+      await store.deletePrefix(`${prefix}/${name}/`);
+      swept++;
+    }
+  }
+  return swept;
 }

@@ -48,6 +48,8 @@ export interface JobServiceDeps {
   onChange?: (kind: JobKind, job: TransitionResult) => void;
   /** Called once when a prediction completes (stores its status body); never throws. */
   onPredictionCompleted?: (predictionId: string) => Promise<void>;
+  /** A running prediction's attempt reported its scores written (status previews are prepared). */
+  onPredictionScored?: (predictionId: string, attempt: string) => Promise<void>;
 }
 
 export const STALLED_MESSAGE = "The job stopped reporting progress and was stopped. Please submit it again.";
@@ -98,6 +100,8 @@ export class JobService {
         attempt: cb.attempt,
         now: at,
       });
+      if (result && cb.kind === "prediction" && cb.processing_step === "scores_computed")
+        void this.deps.onPredictionScored?.(result.id, cb.attempt);
       if (result) {
         // Keep the reservation alive as long as the job reports.
         await this.deps.limits

@@ -25,6 +25,11 @@ export interface PresentOptions {
   target?: string | undefined;
   /** Whether to read artifacts (status route) or only the row (list route). */
   withResults: boolean;
+  /**
+   * false: `results` and `source_influence_matrix` are left null without reading anything (the
+   * status-body renderer makes them as JSON text and splices them in). Default true.
+   */
+  withPreviews?: boolean;
   /** Download links of the result files (a cache of signed links); signs afresh by default. */
   links?: (files: ResultFileMap) => Promise<{ name: string; url: string }[]>;
 }
@@ -80,16 +85,21 @@ export async function presentPrediction(
   const files = p.result_files;
   if (p.status === "completed") {
     // Only the previewed rows are read (ranged reads), not the whole artifacts.
-    const scores = await readTsvHead(store, files, prefix + ARTIFACTS.targetScores, o.maxRows);
+    const previews = o.withPreviews !== false;
+    const scores = previews
+      ? await readTsvHead(store, files, prefix + ARTIFACTS.targetScores, o.maxRows)
+      : null;
     out.results = scores !== null ? resultRows(scores, o.maxRows, internal) : null;
-    out.source_influence_matrix = await readMatrixPreview(
-      store,
-      files,
-      prefix + ARTIFACTS.sourceInfluenceMatrix,
-      prefix + ARTIFACTS.sourceInfluenceIds,
-      o.maxSourceInfluenceRows,
-      o.maxColumns,
-    );
+    out.source_influence_matrix = !previews
+      ? null
+      : await readMatrixPreview(
+          store,
+          files,
+          prefix + ARTIFACTS.sourceInfluenceMatrix,
+          prefix + ARTIFACTS.sourceInfluenceIds,
+          o.maxSourceInfluenceRows,
+          o.maxColumns,
+        );
     if (!internal && p.job_type === "target_validation") {
       out.target_validation_score = await targetValidationScore(store, p, prefix, o.target);
     }

@@ -5,7 +5,7 @@
  * response validation over megabyte matrices, no JSON.stringify on the event loop. Only the
  * download links change between polls; they are signed once per half of their lifetime and
  * spliced into the stored body. ETag/If-None-Match and gzip (compressed once, off the event
- * loop) come on top.
+ * loop, in the background: until it is ready the body goes out uncompressed) come on top.
  *
  * Stored object: `{"format":1,"tier":…,"head":…,"etag":…,"body":<the status body>}` where the
  * body's download links are empty strings. `head` fingerprints the row fields the body was
@@ -13,9 +13,8 @@
  */
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
+import { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
-import { promisify } from "node:util";
-import { gzip as gzipCallback } from "node:zlib";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { ARTIFACTS } from "@causeway/contract";
@@ -26,15 +25,20 @@ import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
-
-const gzip = promisify(gzipCallback);
+import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
 /** A status body ready to send. */
 export interface ServedStatus {
   etag: string;
   body: Buffer;
-  /** The body gzip-compressed (computed once, on the libuv thread pool). */
+  /** The body gzip-compressed (computed once, in the compression worker at the lowest priority). */
   gzipped(): Promise<Buffer>;
+  /**
+   * Stored bodies only: the gzipped body once its compression (started when the body was made)
+   * has finished, else undefined and the body is sent as it is. Compressing 13 MB takes about a
+   * third of a second, which the first poll after completion should not wait for.
+   */
+  gzippedIfReady?: () => Buffer | undefined;
 }
 
 interface Loaded {
@@ -44,6 +48,8 @@ interface Loaded {
   /** The body with empty download links. */
   body: Buffer;
   served?: ServedStatus & { expiresAtMs: number };
+  /** `served` being made. */
+  serving?: Promise<ServedStatus | null> | undefined;
 }
 
 const Meta = z.object({
@@ -54,6 +60,8 @@ const Meta = z.object({
 });
 
 const BODY_MARK = Buffer.from(',"body":');
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface StatusDocumentsDeps {
   store: ObjectStore;
@@ -74,9 +82,12 @@ export class StatusDocuments {
   private cachedBytes = 0;
   private readonly pending = new Map<string, Promise<Loaded | null>>();
   private readonly links = new Map<string, { expiresAtMs: number; links: { name: string; url: string }[] }>();
-  private worker: Worker | undefined;
-  private readonly calls = new Map<number, (res: RenderResponse) => void>();
-  private nextCall = 1;
+  /** Writes of rendered bodies to the store still under way (close() waits for them). */
+  private readonly storing = new Set<Promise<void>>();
+  /** Renders bodies. */
+  private readonly renderer = new WorkerCalls<RenderRequest, RenderResponse>("./status-body-worker.ts");
+  /** Compresses bodies: apart, so a compression never holds up the next job's render. */
+  private readonly compressor = new WorkerCalls<GzipRequest, GzipResponse>("./status-gzip-worker.ts");
 
   constructor(deps: StatusDocumentsDeps) {
     this.deps = deps;
@@ -92,9 +103,45 @@ export class StatusDocuments {
       const row = rows[0];
       if (!row || row.status !== "completed") return;
       const { tier, ...p } = row;
+      // Links and the compressed copy wait for the first poll: many jobs are only read with
+      // small previews, and those copies would hold memory and CPU for nothing.
       await this.document(p, tier);
     } catch (err) {
       this.deps.log.warn({ err, prediction_id: predictionId }, "status body not stored; polls render it");
+    }
+  }
+
+  /**
+   * When a running prediction's scores are written (the runner then spends a while on the
+   * causal analysis and the graph): its previews, the bulk of its status body, are made now,
+   * from the files the attempt wrote, so the render at completion only adds the row's fields.
+   * Speculative: the completion render uses them only if it reads the same bytes. Never throws.
+   */
+  async scoresWritten(predictionId: string, attempt: string): Promise<void> {
+    try {
+      const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
+        `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+        [predictionId],
+      );
+      const row = rows[0];
+      if (!row || row.status !== "processing") return;
+      // Where the runner writes the attempt's files (runner/src/jobs/run-job.ts), for the
+      // primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
+      const base = `${row.spec.output_prefix.replace(/\/+$/, "")}/${attempt}/`;
+      const files: ResultFileMap = {};
+      const objects: Record<string, Uint8Array> = {};
+      for (const name of [
+        ARTIFACTS.targetScores,
+        ARTIFACTS.sourceInfluenceMatrix,
+        ARTIFACTS.sourceInfluenceIds,
+      ]) {
+        files[name] = base + name;
+        objects[base + name] = await this.deps.store.get(base + name);
+      }
+      await this.renderer.call({ kind: "prepare", predictionId, tier: row.tier, files, objects });
+    } catch (err) {
+      if (!(err instanceof ObjectNotFound))
+        this.deps.log.debug({ err, prediction_id: predictionId }, "status previews not prepared");
     }
   }
 
@@ -108,8 +155,29 @@ export class StatusDocuments {
     if (!doc) return null;
     const nowMs = this.deps.now().getTime();
     if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
-    const served = await this.withLinks(p, account, doc, nowMs);
-    if (served) doc.served = served;
+    // One copy with links (and one compression) for the polls arriving together, e.g. the
+    // completion's own call and the first poll.
+    doc.serving ??= this.withStoredLinks(p, account, doc, nowMs).finally(() => (doc.serving = undefined));
+    return doc.serving;
+  }
+
+  private async withStoredLinks(
+    p: PredictionRow,
+    account: Account,
+    doc: Loaded,
+    nowMs: number,
+  ): Promise<ServedStatus | null> {
+    const served = await this.withLinks(p, account, doc, nowMs, (body) => this.compress(body));
+    if (!served) return null;
+    let ready: Buffer | undefined;
+    served
+      .gzipped()
+      .then((z) => (ready = z))
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err, prediction_id: p.id }, "status body not compressed"),
+      );
+    served.gzippedIfReady = () => ready;
+    doc.served = served;
     return served;
   }
 
@@ -123,7 +191,9 @@ export class StatusDocuments {
     const rendered = await this.render(p, account.tier, sizes);
     if (!rendered) return null;
     const doc: Loaded = { tier: account.tier, head: "", etag: rendered.etag, body: rendered.body };
-    return this.withLinks(p, account, doc, this.deps.now().getTime());
+    // Compressed at the lowest priority too: eight large reads at once would otherwise keep both
+    // cores busy with gzip beside the event loop.
+    return this.withLinks(p, account, doc, this.deps.now().getTime(), (body) => this.compress(body));
   }
 
   /**
@@ -141,9 +211,7 @@ export class StatusDocuments {
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (w) await w.terminate();
+    await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
   }
 
   private async withLinks(
@@ -151,6 +219,7 @@ export class StatusDocuments {
     account: Account,
     doc: Loaded,
     nowMs: number,
+    compress: (body: Buffer) => Promise<Buffer>,
   ): Promise<(ServedStatus & { expiresAtMs: number }) | null> {
     const files = p.result_files ?? {};
     const withArtifacts =
@@ -178,7 +247,7 @@ export class StatusDocuments {
       etag: `"${doc.etag}${linkTag}"`,
       body,
       expiresAtMs,
-      gzipped: () => (compressed ??= gzip(body)),
+      gzipped: () => (compressed ??= compress(body)),
     };
   }
 
@@ -217,14 +286,21 @@ export class StatusDocuments {
     if (!rendered) return null;
     const doc: Loaded = { tier, head, etag: rendered.etag, body: rendered.body };
     const meta = JSON.stringify({ format: 1, tier, head, etag: rendered.etag });
-    // Storing is an optimisation: the rendered body is served even when the store refuses it.
-    await this.deps.store
+    // Storing is an optimisation: the rendered body is served even when the store refuses it,
+    // and without waiting for the write (tens of milliseconds for 13 MB): the first poll after
+    // completion is waiting for it.
+    const storing = this.deps.store
       .put(
         key,
-        Buffer.concat([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")]),
+        // In parts, not one more 13 MB copy on the event loop.
+        Readable.from([Buffer.from(meta.slice(0, -1)), BODY_MARK, rendered.body, Buffer.from("}")], {
+          objectMode: false,
+        }),
         "application/json",
       )
-      .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"));
+      .catch((err: unknown) => this.deps.log.warn({ prediction_id: p.id, err }, "status body not stored"))
+      .finally(() => this.storing.delete(storing));
+    this.storing.add(storing);
     return doc;
   }
 
@@ -251,42 +327,20 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const res = await this.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
+    const res = await this.renderer.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
     }
+    if (!("body" in res)) return null;
     return { body: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), etag: res.etag };
   }
 
-  private call(req: Omit<RenderRequest, "id">): Promise<RenderResponse> {
-    const worker = this.ensureWorker();
-    const id = this.nextCall++;
-    return new Promise((resolve) => {
-      this.calls.set(id, resolve);
-      worker.postMessage({ ...req, id } satisfies RenderRequest);
-    });
-  }
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./status-body-worker.ts", import.meta.url));
-    // An idle renderer must not keep the process alive.
-    worker.unref();
-    worker.on("message", (res: RenderResponse) => {
-      const done = this.calls.get(res.id);
-      this.calls.delete(res.id);
-      done?.(res);
-    });
-    const fail = (message: string) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const [id, done] of this.calls) done({ id, ok: false, message });
-      this.calls.clear();
-    };
-    worker.on("error", (err) => fail(err.message));
-    worker.on("exit", (code) => fail(`status renderer exited with code ${code}`));
-    this.worker = worker;
-    return worker;
+  /** gzip in its worker thread, at the lowest priority. */
+  private async compress(body: Buffer): Promise<Buffer> {
+    const res = await this.compressor.call({ bytes: body });
+    if (!res.ok) throw new Error(res.message);
+    return Buffer.from(res.gzipped.buffer, res.gzipped.byteOffset, res.gzipped.byteLength);
   }
 
   private remember(id: string, doc: Loaded): void {
@@ -301,6 +355,54 @@ export class StatusDocuments {
       this.cache.delete(key);
       this.cachedBytes -= d.body.length;
     }
+  }
+}
+
+/** Calls to one worker thread (a module of this folder), started on first use. */
+class WorkerCalls<Req extends { id: number }, Res extends { id: number; ok: boolean }> {
+  private readonly file: string;
+  private worker: Worker | undefined;
+  private readonly calls = new Map<number, (res: Res | { id: number; ok: false; message: string }) => void>();
+  private nextCall = 1;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  call(req: DistributiveOmit<Req, "id">): Promise<Res | { id: number; ok: false; message: string }> {
+    const worker = this.ensureWorker();
+    const id = this.nextCall++;
+    return new Promise((resolve) => {
+      this.calls.set(id, resolve);
+      worker.postMessage({ ...req, id });
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL(this.file, import.meta.url));
+    // An idle worker must not keep the process alive.
+    worker.unref();
+    worker.on("message", (res: Res) => {
+      const done = this.calls.get(res.id);
+      this.calls.delete(res.id);
+      done?.(res);
+    });
+    const fail = (message: string) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, done] of this.calls) done({ id, ok: false, message });
+      this.calls.clear();
+    };
+    worker.on("error", (err) => fail(err.message));
+    worker.on("exit", (code) => fail(`status worker exited with code ${code}`));
+    this.worker = worker;
+    return worker;
   }
 }
 

@@ -9,8 +9,10 @@
  *   against the 64 MB budget;
  * - /health p99 while 8 clients read a finished target_id status at the defaults, and with large
  *   non-default sizes, against /health p99 of the idle server (goal: under 50 ms);
- * - Kang target_validation submit → completed polled every 100 ms at the default sizes (as a
- *   client polls), against the service suite's way (20 ms polls of a one-row preview).
+ * - Kang target_validation submit → the first poll showing completed, polled every 100 ms at
+ *   the default sizes (as a client polls: the whole body read and parsed), against the same
+ *   jobs' own time in the service (goal ≤ 1.0 s), with the service suite's way (20 ms polls
+ *   of a one-row preview) beside it.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -54,12 +56,16 @@ function loadClient(
   });
 }
 
-/** Polls the status at the default sizes every `intervalMs`, reading every body whole, until it ends. */
-async function pollDefaults(api: Api, key: string, id: string, intervalMs: number): Promise<void> {
+/**
+ * Polls the status at the default sizes every `intervalMs` as an HTTP client does (fetch with
+ * its default Accept-Encoding, every body read whole and parsed) until it ends; the wall-clock
+ * time (ms since the epoch) at which the first body showing `completed` was parsed.
+ */
+async function pollDefaults(api: Api, key: string, id: string, intervalMs: number): Promise<number> {
   for (;;) {
     const res = await fetch(`${api.url}/v1/predictions/${id}`, { headers: { "x-api-key": key } });
     const body = JSON.parse(await res.text()) as { status: string; error_code?: string };
-    if (body.status === "completed") return;
+    if (body.status === "completed") return Date.now();
     if (body.status === "failed") throw new Error(`job ${id} failed: ${body.error_code}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
@@ -109,21 +115,36 @@ export const suite: BenchSuite = {
       log("Kang target_validation submit → completed, two ways of polling");
       await waitDone(api, a, await submit(api, a, "target_validation")); // warm
       const polled: number[] = [];
+      const own: number[] = [];
+      const seenAfter: number[] = [];
       const quick: number[] = [];
       for (let i = 0; i < 5; i++) {
-        polled.push(
-          await timed(async () => pollDefaults(api, a, await submit(api, a, "target_validation"), 100)),
+        const t0 = performance.now();
+        const id = await submit(api, a, "target_validation");
+        const seenAt = await pollDefaults(api, a, id, 100);
+        polled.push((performance.now() - t0) / 1000);
+        // The job's own time in the service (accepted → completed, from its row: no polling,
+        // no status body), and how long after its completion the polling client saw it.
+        const { rows: times } = await api.ctx.db.query<{ created: Date; completed: Date }>(
+          `SELECT created_at AS created, completed_at AS completed FROM predictions WHERE id = $1`,
+          [id],
         );
+        const t = times[0]!;
+        own.push((t.completed.getTime() - t.created.getTime()) / 1000);
+        seenAfter.push((seenAt - t.completed.getTime()) / 1000);
         quick.push(await timed(async () => waitDone(api, a, await submit(api, a, "target_validation"))));
       }
+      const polledMedian = median(polled);
       rows.push(
         row(
-          "Kang target_validation submit → completed over HTTP, 100 ms polls at the default sizes (median of 5)",
-          `${f(median(polled), 2)} s`,
-          "the same job, 20 ms polls of a one-row preview (service suite)",
-          `${f(median(quick), 2)} s`,
-          median(polled) / median(quick),
-          "goal ≤ 1.0 s",
+          "Kang target_validation submit → first poll showing completed, over HTTP, 100 ms polls at the default sizes (median of 5)",
+          `${f(polledMedian, 2)} s`,
+          "the same jobs in the service alone (accepted → completed, from their rows)",
+          `${f(median(own), 2)} s`,
+          polledMedian / median(own),
+          `goal ≤ 1.0 s: ${polledMedian <= 1 ? "met" : "NOT met"}; runs ${polled.map((x) => f(x, 2)).join(", ")} s; ` +
+            `completed → seen by the client ${f(median(seenAfter), 2)} s (median; poll wait, body render, transfer, parse); ` +
+            `20 ms polls of a one-row preview (service suite) ${f(median(quick), 2)} s`,
         ),
       );
 

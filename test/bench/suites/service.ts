@@ -97,6 +97,8 @@ export async function startApi(dataDir: string, env: Record<string, string>): Pr
   );
   const ctx = await createContext(config, logger);
   await ensureConfiguredModels(ctx, config.model, () => {});
+  // The server imports model versions after it listens (main.ts); jobs wait for that gate.
+  await ctx.modelImports?.start();
   const app = await buildApp(ctx, { loggerInstance: logger });
   await app.listen({ port, host: "127.0.0.1" });
   const off = await buildApp(

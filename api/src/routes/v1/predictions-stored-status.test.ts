@@ -1,5 +1,6 @@
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PredictionJobSpec } from "@causeway/contract";
 import { getPrediction } from "../../db/jobs.ts";
 import { PredictionStatusResponse, StatusQuery } from "../../schemas/predictions.ts";
 import { matrixPreview, resultRows } from "../../services/artifacts.ts";
@@ -79,8 +80,11 @@ describe("stored status bodies", () => {
       const want = await computed(id, a.id, tier);
       expect(blankUrls(res.body)).toBe(blankUrls(want));
       expect(res.json().source_influence_matrix.data).toHaveLength(40);
-      expect((await storedKeys(t.store)).some((k) => k.endsWith(`${id}/test/status-body.${tier}.json`))).toBe(
-        true,
+      // Stored in the background, once rendered.
+      await vi.waitFor(async () =>
+        expect(
+          (await storedKeys(t.store)).some((k) => k.endsWith(`${id}/test/status-body.${tier}.json`)),
+        ).toBe(true),
       );
       // Non-default sizes give the same rows as a full read: small previews inline from ranged
       // reads (no ETag), larger ones rendered by the status worker (with one).
@@ -123,7 +127,13 @@ describe("stored status bodies", () => {
     const again = await get(a.key, `/v1/predictions/${id}`, { "if-none-match": etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe("");
-    const zipped = await get(a.key, `/v1/predictions/${id}`, { "accept-encoding": "br, gzip;q=0.8" });
+    // The compressed copy is made in the background; until it is ready the body goes out as it is.
+    let zipped = await get(a.key, `/v1/predictions/${id}`, { "accept-encoding": "br, gzip;q=0.8" });
+    for (let i = 0; i < 100 && zipped.headers["content-encoding"] === undefined; i++) {
+      expect(zipped.body).toBe(first.body);
+      await new Promise((r) => setTimeout(r, 10));
+      zipped = await get(a.key, `/v1/predictions/${id}`, { "accept-encoding": "br, gzip;q=0.8" });
+    }
     expect(zipped.headers["content-encoding"]).toBe("gzip");
     expect(gunzipSync(zipped.rawPayload).toString("utf8")).toBe(first.body);
     const plain = await get(a.key, `/v1/predictions/${id}`, { "accept-encoding": "gzip;q=0" });
@@ -144,7 +154,13 @@ describe("stored status bodies", () => {
     const id = await submit(t, a.key);
     await completeJob(t, "prediction", id, largerArtifacts());
     await get(a.key, `/v1/predictions/${id}`);
-    const key = (await storedKeys(t.store)).find((k) => k.endsWith(`${id}/test/status-body.internal.json`))!;
+    const key = await vi.waitFor(async () => {
+      const found = (await storedKeys(t.store)).find((k) =>
+        k.endsWith(`${id}/test/status-body.internal.json`),
+      );
+      expect(found).toBeDefined();
+      return found!;
+    });
     await t.store.delete(key);
     const fresh = new StatusDocuments({
       store: t.store,
@@ -157,7 +173,7 @@ describe("stored status bodies", () => {
       const p = (await getPrediction(t.ctx.db, a.id, id))!;
       const served = await fresh.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
       expect(blankUrls(served!.body.toString("utf8"))).toBe(blankUrls(await computed(id, a.id, "internal")));
-      expect(await t.store.exists(key)).toBe(true);
+      await vi.waitFor(async () => expect(await t.store.exists(key)).toBe(true));
       // A tampered stored body whose fingerprint no longer matches the row is not served.
       await t.store.put(
         key,
@@ -172,10 +188,55 @@ describe("stored status bodies", () => {
       });
       const again = await other.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
       expect(blankUrls(again!.body.toString("utf8"))).toBe(blankUrls(await computed(id, a.id, "internal")));
-      expect((await t.store.get(key)).toString("utf8")).not.toContain('"head":"x"');
+      await vi.waitFor(async () =>
+        expect((await t.store.get(key)).toString("utf8")).not.toContain('"head":"x"'),
+      );
       await other.close();
     } finally {
       await fresh.close();
+    }
+  });
+
+  it("serves previews prepared at scores_computed when the files stayed the same, else the final files", async () => {
+    for (const rewrite of [false, true]) {
+      const a = await t.account("internal");
+      const id = await submit(t, a.key);
+      const spec = PredictionJobSpec.parse(t.dispatcher.specs.find((s) => s.job_id === id));
+      const base = `${spec.output_prefix}/local-1/`;
+      const files = largerArtifacts();
+      for (const [name, body] of Object.entries(files)) await t.store.put(base + name, body);
+      const progress = await t.callback({
+        job_id: id,
+        kind: "prediction",
+        attempt: "local-1",
+        seq: 5,
+        status: "processing",
+        processing_step: "scores_computed",
+        progress_pct: 60,
+      });
+      expect(progress.statusCode).toBe(200);
+      // What the callback started in the background, awaited here.
+      await t.ctx.statusDocuments.scoresWritten(id, "local-1");
+      if (rewrite)
+        await t.store.put(
+          base + "target_scores.tsv",
+          String(files["target_scores.tsv"]).replace("P1|PROTEIN", "Q1|PROTEIN"),
+        );
+      const done = await t.callback({
+        job_id: id,
+        kind: "prediction",
+        attempt: "local-1",
+        seq: 99,
+        status: "completed",
+        result_files: Object.keys(files).map((name) => ({ name, key: base + name })),
+        result_sets: [""],
+        dataset_summary: null,
+      });
+      expect(done.statusCode).toBe(200);
+      const res = await get(a.key, `/v1/predictions/${id}`);
+      expect(res.statusCode).toBe(200);
+      expect(blankUrls(res.body)).toBe(blankUrls(await computed(id, a.id, "internal")));
+      expect(res.body.includes('"id":"Q1|PROTEIN"')).toBe(rewrite);
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Sends a stored status body (services/status-documents.ts) as bytes: `ETag`, 304 for a
  * matching `If-None-Match`, gzip when the client accepts it. The bytes were validated against
- * the response schema when they were rendered, so the serializer is bypassed.
+ * the response schema when they were rendered, so the serializer is bypassed. A stored body
+ * whose compressed copy is still being made goes out uncompressed rather than waiting for it.
  */
 import { Readable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
@@ -58,7 +59,8 @@ export async function sendStoredStatus(
   if (matches(request.headers["if-none-match"], stored.etag)) return reply.code(304).send();
   reply.type("application/json; charset=utf-8");
   if (acceptsGzip(request.headers["accept-encoding"])) {
-    return sendBytes(reply.header("content-encoding", "gzip"), await stored.gzipped());
+    const gzipped = stored.gzippedIfReady ? stored.gzippedIfReady() : await stored.gzipped();
+    if (gzipped) return sendBytes(reply.header("content-encoding", "gzip"), gzipped);
   }
   return sendBytes(reply, stored.body);
 }
