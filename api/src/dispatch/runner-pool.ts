@@ -109,6 +109,15 @@ export class RunnerPool {
     });
   }
 
+  /** Starts one process if there is none, so the next job finds it warm (or warming). */
+  prewarm(): void {
+    if (this.slots.size === 0 && !this.closed) {
+      this.spawn();
+      // A warm process with no job still goes after the idle period.
+      this.scheduleShrink();
+    }
+  }
+
   /** Ends a running job by stopping its process (cancellation, stalls). */
   kill(jobId: string): void {
     for (const s of this.slots) if (s.job?.spec.job_id === jobId) s.child.kill("SIGTERM");
