@@ -349,8 +349,7 @@ async function computeBundle(
   const graph = buildTransitionGraph(network, walk);
   const iterations = iterationCount(walk.alpha);
   const { reuse } = options;
-  if (reuse && reuse.nRna === graph.rnaNodes.length)
-    return { network, graph, result: reuse, iterations };
+  if (reuse && reuse.nRna === graph.rnaNodes.length) return { network, graph, result: reuse, iterations };
   const { q, r } = walkMatrices(graph, walk.alpha);
   const result = await computeInfluence(q, r, {
     iterations,
