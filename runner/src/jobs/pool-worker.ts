@@ -89,12 +89,14 @@ async function preloadWhenImported(version: string): Promise<void> {
   }
 }
 
-// Warm the model and both kinds' modules (run-job.ts loads them on demand) before the first job.
+// Warm the model and both kinds' modules (run-job.ts loads them on demand) before the first job,
+// at once: the model's reads overlap the modules' compilation.
+const modules = Promise.all([import("./prediction-job.ts"), import("./causal-job.ts")]);
 if (preload)
   await loadModel(store, preload, { cacheDir }).catch((err: unknown) => {
     if (err instanceof JobFailure && err.code === "unknown_model_version") void preloadWhenImported(preload);
   });
-await Promise.all([import("./prediction-job.ts"), import("./causal-job.ts")]);
+await modules;
 
 // Jobs arrive one at a time (the parent never sends a second before "done").
 let queue = Promise.resolve();
