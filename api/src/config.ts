@@ -62,8 +62,11 @@ export const ConfigEnv = z.object({
   CAUSEWAY_RUNNER_POOL: bool.default(true),
   /** A warm runner is replaced after this many jobs. */
   CAUSEWAY_RUNNER_RECYCLE_JOBS: int(1, 100_000).default(50),
-  /** Warm runners exit after this long without a job; the pool starts again on the next one. */
-  CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(600),
+  /**
+   * Warm runners exit after this long without a job; the pool starts again on the next one. A warm
+   * runner holds ~400 MB, and an idle server should hold the API alone (API README, "Memory").
+   */
+  CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(30),
   /** A job with no callback for this long is failed with job_stalled. */
   CAUSEWAY_JOB_STALL_SECONDS: int(10, 7 * 24 * 3600).default(3600),
   CAUSEWAY_SWEEP_INTERVAL_SECONDS: int(1, 3600).default(30),

@@ -114,8 +114,17 @@ export async function createContext(
   const runner = o.runner ?? runnerPieces;
   const importer = o.runner ? runner : { ...runner, importModel: importModelInChild(config.storage) };
   const modelImports = new ModelImports({ db, store, runner: importer }, config.model, (m) => log.info(m));
-  if (!o.dispatcher)
-    dispatcher = gateOnModelImports(dispatcher, { imports: modelImports, db, jobs, events, log });
+  if (!o.dispatcher) {
+    const inner = dispatcher;
+    dispatcher = gateOnModelImports(inner, {
+      imports: modelImports,
+      onHeld: () => (inner instanceof LocalExecutor ? inner.prewarm() : undefined),
+      db,
+      jobs,
+      events,
+      log,
+    });
+  }
   const webhooks = new WebhookDeliverer({
     db,
     box: new WebhookSecretBox(callbackSecret),

@@ -56,6 +56,10 @@ export interface RunnerPieces {
     librariesDir?: string;
     /** A machine-wide bundle cache (model-bundle-cache.ts); none when unset. */
     cacheDir?: string;
+    /** Stored versions whose influence bundle may be reused (same network and walk). */
+    reuseFrom?: readonly string[];
+    /** Nothing waits for this import: it may run at a low CPU priority (a child importer does). */
+    background?: boolean;
   }): Promise<unknown>;
   intermediaryProteins(
     rows: PathRow[],
@@ -107,6 +111,7 @@ export const runnerPieces: RunnerPieces = {
         hgncDir: options.hgncDir,
         version: options.version,
         store: options.store,
+        ...(options.reuseFrom ? { reuseFrom: options.reuseFrom } : {}),
         ...importOptions,
         ...(log
           ? {

@@ -54,3 +54,23 @@ describe("the embedded database socket", () => {
     expect(results).toEqual([1, 1, 1, 1]);
   });
 });
+
+describe("the embedded database's settings", () => {
+  it("runs with small buffers (embedded-settings.ts), also on a directory created by the initdb child", async () => {
+    const client = new pg.Client({
+      host: db.host,
+      port: db.port,
+      user: "postgres",
+      database: "postgres",
+      password: db.password,
+    });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ shared_buffers: string }>("SHOW shared_buffers");
+      expect(rows[0]!.shared_buffers).toBe("16MB");
+    } finally {
+      await client.end();
+    }
+    expect((await stat(join(dir, "pgdata", "PG_VERSION"))).isFile()).toBe(true);
+  });
+});

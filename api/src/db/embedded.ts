@@ -7,12 +7,15 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { startPasswordFront } from "./embedded-auth.ts";
+import { initEmbeddedDatabase } from "./embedded-initdb.ts";
+import { EMBEDDED_PG_OPTIONS } from "./embedded-settings.ts";
 
 const AddressFile = z.object({
   host: z.string(),
@@ -83,8 +86,10 @@ export async function startEmbeddedPostgres(options: {
       throw new Error(`another causeway process (pid ${running.pid}) is using ${options.dataDir}`);
     }
     dbPath = join(options.dataDir, EMBEDDED_PGDATA);
+    // A new directory is created by a child process (embedded-initdb.ts says why).
+    if (!existsSync(join(dbPath, "PG_VERSION"))) await initEmbeddedDatabase(dbPath);
   }
-  const db = await PGlite.create(dbPath);
+  const db = await PGlite.create(dbPath, EMBEDDED_PG_OPTIONS);
   // PGlite on a Unix socket in a private directory; clients come in through the password front.
   const socketDir = await mkdtemp(join(tmpdir(), "causeway-pg-"));
   const server = new PGLiteSocketServer({

@@ -102,6 +102,14 @@ export class LocalExecutor implements Dispatcher {
     if (this.pooled.has(jobId)) this.pool?.kill(jobId);
   }
 
+  /**
+   * Starts a warm runner now if the pool has none (a job is on its way, e.g. held while its
+   * model version imports); a no-op without a pool.
+   */
+  prewarm(): void {
+    if (!this.closed) this.pool?.prewarm();
+  }
+
   /** Process ids of the warm runners (diagnostics, benchmarks). */
   poolPids(): number[] {
     return this.pool?.pids() ?? [];

@@ -21,6 +21,11 @@ export interface ModelGateOptions {
   };
   /** The job now waits (mark its status). */
   onWaiting: (spec: JobSpec) => Promise<void>;
+  /**
+   * A job is held: the inner dispatcher may get ready meanwhile (the local executor starts a
+   * warm runner, so the job does not pay the runner's start after the import).
+   */
+  onHeld?: () => void;
   /** The import failed, or the held dispatch threw: fail the job. */
   onFailed: (spec: JobSpec, reason: string) => Promise<void>;
 }
@@ -42,6 +47,7 @@ export class ModelGate implements Dispatcher {
     const version = spec.model_version;
     if (!this.o.imports.pending(version)) return this.o.inner.dispatch(spec, ctx);
     await this.o.onWaiting(spec);
+    this.o.onHeld?.();
     void this.o.imports.whenReady(version).then(
       async () => {
         if (this.closed) return;
@@ -72,6 +78,7 @@ export function gateOnModelImports(
   inner: Dispatcher,
   deps: {
     imports: ModelGateOptions["imports"];
+    onHeld?: () => void;
     db: Queryable;
     jobs: Pick<JobService, "fail">;
     events: Pick<JobEvents, "publish">;
@@ -81,6 +88,7 @@ export function gateOnModelImports(
   return new ModelGate({
     inner,
     imports: deps.imports,
+    ...(deps.onHeld ? { onHeld: deps.onHeld } : {}),
     onWaiting: async (spec) => {
       const row = await markWaiting(deps.db, spec.kind, spec.job_id, WAITING_FOR_MODEL_STEP);
       if (row) deps.events.publish(spec.kind, row);

@@ -156,4 +156,27 @@ describe("RunnerPool", () => {
       await p.close();
     }
   });
+
+  it("prewarm starts one process before any job, which takes the next job and goes after the idle period", async () => {
+    const p = pool({ size: 2, idleMs: 400 });
+    try {
+      expect(p.pids()).toEqual([]);
+      p.prewarm();
+      p.prewarm();
+      const [warm] = p.pids();
+      expect(p.pids()).toHaveLength(1);
+      const end = await runOn(p, spec("after-prewarm"));
+      expect(end.code).toBe(0);
+      expect(end.pid).toBe(warm);
+      for (let i = 0; i < 100 && p.pids().length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(p.pids()).toEqual([]);
+      // Unused, it also goes.
+      p.prewarm();
+      expect(p.pids()).toHaveLength(1);
+      for (let i = 0; i < 100 && p.pids().length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(p.pids()).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
 });

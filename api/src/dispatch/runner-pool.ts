@@ -2,8 +2,8 @@
  * The warm runner pool of the embedded executor: up to one long-lived runner process per
  * concurrency slot (runner/src/jobs/pool-worker.ts), with the model version loaded, each running
  * one job at a time. The pool is demand-driven: it starts no process until a job asks for a
- * slot, adds a process only when a job waits and every process is busy, and lets every process
- * go after `idleMs` without a job. An idle server therefore holds no runner at all, and a
+ * slot (or `prewarm` says one is on its way), adds a process only when a job waits and every
+ * process is busy, and lets every process go after `idleMs` without a job. An idle server therefore holds no runner at all, and a
  * single user's jobs one at a time hold one (each warm runner keeps its own copy of the
  * influence matrix, ~110 MB, and ~400 MB in all; see the API README on memory). A process is replaced after `maxJobs` jobs or when its resident memory
  * after a job exceeds `rssGrowth` times what it was after its first job (a leak must not grow
@@ -107,6 +107,15 @@ export class RunnerPool {
       if (ok && slot.job?.spec === spec)
         slot.child.send({ type: "run", spec, ...message } satisfies RunMessage);
     });
+  }
+
+  /** Starts one process if there is none, so the next job finds it warm (or warming). */
+  prewarm(): void {
+    if (this.slots.size === 0 && !this.closed) {
+      this.spawn();
+      // A warm process with no job still goes after the idle period.
+      this.scheduleShrink();
+    }
   }
 
   /** Ends a running job by stopping its process (cancellation, stalls). */

@@ -9,6 +9,7 @@
  * `{ type: "failed", message }`.
  */
 import { fork } from "node:child_process";
+import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { ScoringVersion } from "@causeway/contract";
 import { FsObjectStore, openS3ObjectStore } from "@causeway/runner/storage";
@@ -22,6 +23,7 @@ interface ImportRequest {
   scoring: ScoringVersion;
   librariesDir?: string;
   cacheDir?: string;
+  reuseFrom?: readonly string[];
   storage: Config["storage"];
 }
 
@@ -29,6 +31,9 @@ type ImportReply =
   | { type: "progress"; message: string }
   | { type: "done"; manifest: unknown }
   | { type: "failed"; message: string };
+
+/** The nice value of a background import (0 is the server's, 19 the lowest priority). */
+const BACKGROUND_PRIORITY = 15;
 
 /** RunnerPieces.importModel, run in a child process that opens the same object store. */
 export function importModelInChild(storage: Config["storage"]): RunnerPieces["importModel"] {
@@ -38,6 +43,14 @@ export function importModelInChild(storage: Config["storage"]): RunnerPieces["im
         stdio: ["ignore", "inherit", "inherit", "ipc"],
         serialization: "advanced",
       });
+      // An import nothing waits for yields the CPU to jobs (a warm runner starting, a job running).
+      if (options.background && child.pid !== undefined) {
+        try {
+          setPriority(child.pid, BACKGROUND_PRIORITY);
+        } catch {
+          // Not permitted here: it runs at the server's priority.
+        }
+      }
       let settled = false;
       child.on("message", (reply: ImportReply) => {
         if (reply.type === "progress") options.onProgress?.(reply.message);
@@ -64,6 +77,7 @@ export function importModelInChild(storage: Config["storage"]): RunnerPieces["im
         scoring: options.scoring,
         ...(options.librariesDir ? { librariesDir: options.librariesDir } : {}),
         cacheDir: options.cacheDir,
+        ...(options.reuseFrom ? { reuseFrom: options.reuseFrom } : {}),
         storage,
       };
       child.send(request);
@@ -87,7 +101,10 @@ async function serve(request: ImportRequest): Promise<ImportReply> {
   const manifest = await runnerPieces.importModel({
     ...request,
     store,
-    onProgress: (message) => process.send?.({ type: "progress", message } satisfies ImportReply),
+    onProgress: (message) => {
+      // The server stopped mid-import: nothing to report to (the import ends with the process).
+      if (process.connected) process.send?.({ type: "progress", message } satisfies ImportReply);
+    },
   });
   return { type: "done", manifest };
 }
@@ -100,6 +117,10 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
         type: "failed",
         message: err instanceof Error ? err.message : String(err),
       }))
-      .then((reply) => process.send?.(reply, undefined, {}, () => process.exit(0)));
+      .then((reply) =>
+        process.connected ? process.send?.(reply, undefined, {}, () => process.exit(0)) : process.exit(0),
+      );
   });
+  // The server stopped: its import ends with it (the next start imports again).
+  process.once("disconnect", () => process.exit(0));
 }

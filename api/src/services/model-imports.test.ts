@@ -129,4 +129,42 @@ describe("ModelImports", () => {
     expect(JSON.stringify(models.json())).not.toContain("/a/server/path");
     expect(models.json()).toMatchObject({ status: "failed" });
   });
+
+  it("imports the default version first, then the others in the background, offering the versions already in for reuse", async () => {
+    t = await buildTestApp();
+    const calls: { version: string; reuseFrom?: readonly string[]; background?: boolean }[] = [];
+    class Recording extends FakeRunner {
+      override importModel(options?: {
+        version: string;
+        reuseFrom?: readonly string[];
+        background?: boolean;
+      }): Promise<unknown> {
+        const { version = "", reuseFrom, background } = options ?? { version: "" };
+        calls.push({ version, reuseFrom, background });
+        return Promise.resolve({ version });
+      }
+    }
+    const imports = new ModelImports(
+      { db: t.ctx.db, store: t.store, runner: new Recording() },
+      {
+        networkPath: "network.tsv",
+        hgncDir: "hgnc",
+        defaultVersion: "v3",
+        versions: [
+          { version: "v1", scoring: "v1" },
+          { version: "v3", scoring: "v3" },
+          { version: "v2", scoring: "v2" },
+        ],
+        cacheDir: undefined,
+      },
+      () => {},
+    );
+    await imports.start();
+    // The test app holds v1 already (nothing to import); it is offered for reuse all the same.
+    expect(calls).toEqual([
+      { version: "v3", reuseFrom: [], background: undefined },
+      { version: "v2", reuseFrom: ["v3", "v1"], background: true },
+    ]);
+    expect(imports.report().ready).toBe(true);
+  });
 });

@@ -74,7 +74,11 @@ export class ModelImports {
     // Configuration wins; otherwise an admin's earlier choice stands, and a fresh service takes the first.
     this.chosenDefault =
       this.models.defaultVersion ?? (await getDefaultModel(this.deps.db))?.version ?? this.chosenDefault;
-    for (const entry of this.entries.values()) {
+    // The default first: a newcomer's first jobs wait for it alone.
+    const order = [...this.entries.values()].sort(
+      (a, b) => Number(b.version === this.chosenDefault) - Number(a.version === this.chosenDefault),
+    );
+    for (const entry of order) {
       entry.state = "importing";
       entry.message = "started";
       const started = performance.now();
@@ -89,6 +93,9 @@ export class ModelImports {
             makeDefault: false,
             librariesDir,
             cacheDir,
+            // Versions in already: one with the same walk lends its influence bundle (v2 and v3).
+            reuseFrom: order.filter((e) => e.state === "ready").map((e) => e.version),
+            background: entry.version !== this.chosenDefault,
           },
           (message) => {
             // The route is public: it shows progress counts, never the log's file paths.

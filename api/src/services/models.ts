@@ -27,6 +27,10 @@ export async function importAndRegisterModel(
     librariesDir?: string | undefined;
     /** The machine-wide bundle cache, if any (model-bundle-cache.ts). */
     cacheDir?: string;
+    /** Versions already imported whose influence bundle may be reused (same network and walk). */
+    reuseFrom?: readonly string[];
+    /** No job waits for it (it may run at a low CPU priority). */
+    background?: boolean;
   },
   log: (message: string) => void,
 ): Promise<"imported" | "exists"> {
@@ -47,6 +51,8 @@ export async function importAndRegisterModel(
     onProgress: log,
     ...(m.scoring === "v3" && m.librariesDir ? { librariesDir: m.librariesDir } : {}),
     cacheDir: m.cacheDir,
+    ...(m.reuseFrom ? { reuseFrom: m.reuseFrom } : {}),
+    ...(m.background ? { background: true } : {}),
   });
   recordModelBuild((performance.now() - started) / 1000, manifestBytes(manifest));
   await registerModel(deps.db, m.version, manifest ?? {}, m.makeDefault);

@@ -34,6 +34,7 @@ import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts"
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 import { SubmissionHolds } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";
+import { prewarmRunners } from "../dispatch/prewarm.ts";
 
 /** Observations allowed per control or perturbed file (service-spec §8). */
 export const SPLIT_MAX_OBS = 1000;
@@ -170,6 +171,7 @@ async function receiveAndValidate(
   holds: SubmissionHolds,
 ): Promise<Received> {
   input.trace.startPhase("prediction.validate");
+  prewarmRunners(ctx.dispatcher);
   const dir = await holds.tempDir();
   const upload = await input.receive(dir);
   recordUpload(Object.values(upload.files));

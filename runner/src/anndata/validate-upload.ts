@@ -22,6 +22,12 @@ export interface ValidateOptions {
 }
 
 const RECYCLE_AFTER = 32;
+/**
+ * The workers go after this long without an upload (each holds an isolate and h5wasm's heap,
+ * ~55 MB; with its spares ~165 MB of an idle server): the next upload starts one again
+ * (about half a second).
+ */
+const IDLE_MS = 30_000;
 /** Warm workers kept ready: two cover a burst of two faulting files while a third loads. */
 const SPARES = 2;
 const TIMEOUT_MS = 10_000;
@@ -77,9 +83,11 @@ class ValidatorWorker {
   private readonly queue: Job[] = [];
   private current: { job: Job; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   check(path: string, maxObs: number | null): Promise<UploadCheck> {
     this.closed = false;
+    clearTimeout(this.idleTimer);
     return new Promise<UploadCheck>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, path, maxObs, resolve, reject });
       this.pump();
@@ -95,6 +103,7 @@ class ValidatorWorker {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const slots = [this.active, ...this.spares];
     this.active = null;
     this.spares = [];
@@ -202,6 +211,12 @@ class ValidatorWorker {
     else job.resolve(check!);
     if (this.active && this.queue.length === 0) this.active.worker.unref();
     this.pump();
+    if (!this.current && this.queue.length === 0) {
+      this.idleTimer = setTimeout(() => {
+        if (!this.current && this.queue.length === 0) void this.close();
+      }, IDLE_MS);
+      this.idleTimer.unref();
+    }
   }
 
   /** Detaches `worker` (a spare takes over, a new spare starts) and terminates it. */

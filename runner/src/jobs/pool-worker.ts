@@ -12,7 +12,13 @@
  * fails that job only and starts a fresh worker.
  */
 import { loadModel } from "../model/index.ts";
-import { PRELOAD_MODEL_ENV, RUNNER_EXIT, RunMessage, type WorkerMessage } from "@causeway/contract";
+import {
+  JobFailure,
+  PRELOAD_MODEL_ENV,
+  RUNNER_EXIT,
+  RunMessage,
+  type WorkerMessage,
+} from "@causeway/contract";
 import { contextFromTraceparent, initTracing, inSpan } from "@causeway/contract/telemetry";
 import { HttpCallbackReporter } from "./reporter.ts";
 import { runJob } from "./run-job.ts";
@@ -66,10 +72,31 @@ const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
 const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
 const preload = process.env[PRELOAD_MODEL_ENV];
-// Warm the model and both kinds' modules (run-job.ts loads them on demand) before the first
-// job; a failure here is reported by that job's own load.
-if (preload) await loadModel(store, preload, { cacheDir }).catch(() => {});
-await Promise.all([import("./prediction-job.ts"), import("./causal-job.ts")]);
+/**
+ * The server starts a warm runner while a job waits for its model version's import: until the
+ * version is in, the preload tries again in the background (a job's own load joins the same
+ * promise). Any other failure is left to the first job's load, which reports it.
+ */
+async function preloadWhenImported(version: string): Promise<void> {
+  for (let attempt = 0; attempt < 1200; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      await loadModel(store, version, { cacheDir });
+      return;
+    } catch (err) {
+      if (!(err instanceof JobFailure && err.code === "unknown_model_version")) return;
+    }
+  }
+}
+
+// Warm the model and both kinds' modules (run-job.ts loads them on demand) before the first job,
+// at once: the model's reads overlap the modules' compilation.
+const modules = Promise.all([import("./prediction-job.ts"), import("./causal-job.ts")]);
+if (preload)
+  await loadModel(store, preload, { cacheDir }).catch((err: unknown) => {
+    if (err instanceof JobFailure && err.code === "unknown_model_version") void preloadWhenImported(preload);
+  });
+await modules;
 
 // Jobs arrive one at a time (the parent never sends a second before "done").
 let queue = Promise.resolve();

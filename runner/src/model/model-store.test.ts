@@ -175,4 +175,42 @@ describe("model versions in an object store", () => {
     expect(second).toBe(first);
     expect(first.sourceSymbols).toEqual(["A", "B", "C"]);
   });
+
+  it("reads the influence bundle of an earlier version with the same walk instead of computing it", async () => {
+    const first = await importModel({ networkPath, hgncDir, version: "v-walk-a", store, threads: 1 });
+    const progress: number[] = [];
+    const reused = await importModel({
+      networkPath,
+      hgncDir,
+      version: "v-walk-b",
+      store,
+      threads: 1,
+      scoring: "v2",
+      reuseFrom: ["v-missing", "v-walk-a"],
+      onProgress: (d) => progress.push(d),
+    });
+    // Nothing computed, the same bytes stored.
+    expect(progress).toEqual([]);
+    expect(reused.scoring).toBe("v2");
+    for (const name of ["bundle/influence.f32", "bundle/baseline.f64", "bundle/ids.json"])
+      expect(reused.files[name]?.sha256).toBe(first.files[name]?.sha256);
+    const a = await loadModel(store, "v-walk-a");
+    const b = await loadModel(store, "v-walk-b");
+    expect(Array.from(b.influence)).toEqual(Array.from(a.influence));
+
+    // Another walk changes the bundle: computed, not copied.
+    const computed: number[] = [];
+    const other = await importModel({
+      networkPath,
+      hgncDir,
+      version: "v-walk-c",
+      store,
+      threads: 1,
+      walk: { alpha: 0.5, rho: 0.5, hubExponent: 0.5 },
+      reuseFrom: ["v-walk-a"],
+      onProgress: (d) => computed.push(d),
+    });
+    expect(computed).toEqual([1]);
+    expect(other.files["bundle/influence.f32"]?.sha256).not.toBe(first.files["bundle/influence.f32"]?.sha256);
+  });
 });

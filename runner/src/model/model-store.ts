@@ -10,7 +10,7 @@ import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
 import { parseGmt, type LayerKind } from "../libraries/gmt.ts";
-import { computeInfluence, type ProgressCallback } from "./influence.ts";
+import { computeInfluence, type InfluenceResult, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
 import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, ModelManifest, manifestIdentity } from "./manifest.ts";
@@ -76,6 +76,12 @@ export interface ImportModelOptions {
    * (default: the file name without `.gmt` / `.gmt.gz`) and what its sets say.
    */
   layers?: readonly LayerInput[];
+  /**
+   * Versions in the same store whose influence bundle may be this one's (same network, HGNC
+   * files and walk: model v2 and v3 share one): the first that matches is read instead of
+   * computed again. Versions that do not match are skipped.
+   */
+  reuseFrom?: readonly string[];
 }
 
 /** One evidence layer to import. */
@@ -198,7 +204,11 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
     aliasToSymbol: inputs.hgnc[HGNC_FILES.aliasToSymbol]!,
     ensemblToSymbol: inputs.hgnc[HGNC_FILES.ensemblToSymbol]!,
   });
-  const { network, graph, result, iterations } = await computeBundle(inputs.network, symbols, walk, options);
+  const reused = await reusableInfluence(options.store, options.reuseFrom ?? [], inputs, walk);
+  const { network, graph, result, iterations } = await computeBundle(inputs.network, symbols, walk, {
+    ...options,
+    reuse: reused,
+  });
   const files: Record<string, Buffer> = {
     [`network/${inputs.networkFile}`]: inputs.network,
     ...Object.fromEntries(Object.entries(inputs.hgnc).map(([name, buf]) => [`hgnc/${name}`, buf])),
@@ -280,17 +290,67 @@ async function manifestOf(m: {
   };
 }
 
-/** Parses, validates and computes the influence bundle of a network (no storage). */
+/**
+ * The influence bundle of the first version in `candidates` that was computed from the same
+ * network, HGNC files and walk, read from the store (checked against its manifest), or null.
+ */
+async function reusableInfluence(
+  store: ObjectStore,
+  candidates: readonly string[],
+  inputs: Inputs,
+  walk: WalkParams,
+): Promise<InfluenceResult | null> {
+  const hgnc = Object.fromEntries(Object.entries(inputs.hgnc).map(([k, v]) => [k, sha256(v)]));
+  const sameHgnc = (other: Record<string, string>) =>
+    Object.keys(other).length === Object.keys(hgnc).length &&
+    Object.entries(hgnc).every(([k, v]) => other[k] === v);
+  const networkSha = sha256(inputs.network);
+  for (const version of candidates) {
+    const m = await readManifest(store, version).catch(() => null);
+    if (
+      !m ||
+      m.network.sha256 !== networkSha ||
+      !sameHgnc(m.hgnc) ||
+      m.alpha !== walk.alpha ||
+      m.rho !== walk.rho ||
+      m.hub_exponent !== walk.hubExponent ||
+      m.tolerance !== TOLERANCE
+    )
+      continue;
+    const read = async (name: string): Promise<Buffer> => {
+      const buf = await store.get(prefixOf(version) + name);
+      if (sha256(buf) !== m.files[name]?.sha256)
+        throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
+      return buf;
+    };
+    const ids = JSON.parse((await read(BUNDLE.ids)).toString("utf8")) as { source_proteins: number[] };
+    const baseline = typed(Float64Array, await read(BUNDLE.baseline));
+    return {
+      sourceProteins: Int32Array.from(ids.source_proteins),
+      nRna: baseline.length,
+      influence: typed(Float32Array, await read(BUNDLE.influence)),
+      baseline,
+    };
+  }
+  return null;
+}
+
+/**
+ * Parses, validates and computes the influence bundle of a network (no storage); `reuse` is
+ * the bundle of the same network and walk read from another version (only the graph is built).
+ */
 async function computeBundle(
   networkContent: Buffer | string,
   symbols: SymbolTable,
   walk: WalkParams,
-  options: { threads?: number; onProgress?: ProgressCallback },
+  options: { threads?: number; onProgress?: ProgressCallback; reuse?: InfluenceResult | null },
 ) {
   const network = parseNetwork(networkContent, symbols);
   const graph = buildTransitionGraph(network, walk);
-  const { q, r } = walkMatrices(graph, walk.alpha);
   const iterations = iterationCount(walk.alpha);
+  const { reuse } = options;
+  if (reuse && reuse.nRna === graph.rnaNodes.length) return { network, graph, result: reuse, iterations };
+  const { q, r } = walkMatrices(graph, walk.alpha);
   const result = await computeInfluence(q, r, {
     iterations,
     threads: options.threads,
