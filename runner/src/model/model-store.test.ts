@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -8,6 +8,7 @@ import { FsObjectStore } from "../storage/index.ts";
 import { TOY_NETWORK } from "../../test/fixtures/model/toy.ts";
 import { buildModelFromFiles } from "./build-from-files.ts";
 import { ModelVersionConflict, importModel, loadModel } from "./model-store.ts";
+import { parseGmt, RESOLVED_LAYERS_FILE } from "../libraries/index.ts";
 
 describe("model versions in an object store", () => {
   let dir: string;
@@ -121,9 +122,23 @@ describe("model versions in an object store", () => {
       importModel({ networkPath, hgncDir, version: "v3-toy", store, threads: 1, scoring: "v3" }),
     ).rejects.toBeInstanceOf(ModelVersionConflict);
 
+    // The parsed sets are stored with the version and loaded from there.
+    expect(manifest.files[RESOLVED_LAYERS_FILE]?.bytes).toBeGreaterThan(0);
     const model = await loadModel(store, "v3-toy");
     expect(model.layers).toHaveLength(1);
     expect(model.layers[0]!.sets.get("C")).toEqual([["A", "z"]]);
+    expect([...model.layers[0]!.sets]).toEqual([
+      ...parseGmt(await readFile(layerPath), "toy_chipseq", "tf_binding", model.symbols).sets,
+    ]);
+
+    // A version stored before the resolved form existed parses its libraries instead.
+    const older = { ...manifest, files: { ...manifest.files } };
+    delete older.files[RESOLVED_LAYERS_FILE];
+    await store.put("models/v3-old/model_manifest.json", JSON.stringify({ ...older, version: "v3-old" }));
+    for (const name of Object.keys(older.files))
+      await store.put(`models/v3-old/${name}`, await store.get(`models/v3-toy/${name}`));
+    const fromGmt = await loadModel(store, "v3-old");
+    expect([...fromGmt.layers[0]!.sets]).toEqual([...model.layers[0]!.sets]);
 
     // A stored layer that no longer matches its checksum is refused.
     await store.put("models/v3-toy/layers/toy_chipseq.gmt.gz", gzipSync("B_EXP1\t\tx\n"));

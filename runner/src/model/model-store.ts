@@ -9,7 +9,12 @@ import { basename, dirname, join } from "node:path";
 import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
-import { parseGmt, type LayerKind } from "../libraries/gmt.ts";
+import { parseGmt, type EvidenceLayer, type LayerKind } from "../libraries/gmt.ts";
+import {
+  decodeResolvedLayers,
+  encodeResolvedLayers,
+  RESOLVED_LAYERS_FILE,
+} from "../libraries/resolved-layers.ts";
 import { computeInfluence, type InfluenceResult, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
@@ -228,8 +233,10 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
     ),
     ...Object.fromEntries(inputs.layers.map((l) => [`layers/${l.file}`, l.content])),
   };
-  // Parse every layer before storing anything, so a malformed file fails the import cleanly.
-  for (const l of inputs.layers) parseGmt(l.content, l.name, l.kind, symbols);
+  // Parse every layer before storing anything, so a malformed file fails the import cleanly;
+  // the parsed sets are stored too, so a load need not parse again.
+  const parsed = inputs.layers.map((l) => parseGmt(l.content, l.name, l.kind, symbols));
+  if (parsed.length > 0) files[RESOLVED_LAYERS_FILE] = encodeResolvedLayers(parsed);
   const manifest = await manifestOf({
     layers: layerManifest(inputs),
     version: options.version,
@@ -494,11 +501,7 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
     evidence: ev.evidence,
   };
   const symbols = SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol });
-  const layers = await Promise.all(
-    (manifest.layers ?? []).map(async (l) =>
-      parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols),
-    ),
-  );
+  const layers = await readStoredLayers(manifest, read, symbols);
   return new Model({
     manifest,
     symbols,
@@ -508,6 +511,34 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
     influence: typed(Float32Array, await read(BUNDLE.influence)),
     baseline: typed(Float64Array, await read(BUNDLE.baseline)),
   });
+}
+
+/**
+ * A version's evidence layers: decoded from the resolved form stored at import, or parsed from
+ * the GMT files for a version imported before that form existed (same sets either way).
+ */
+async function readStoredLayers(
+  manifest: ModelManifest,
+  read: (name: string) => Promise<Buffer>,
+  symbols: SymbolTable,
+): Promise<EvidenceLayer[]> {
+  const layers = manifest.layers ?? [];
+  if (layers.length === 0) return [];
+  if (manifest.files[RESOLVED_LAYERS_FILE]) {
+    // The libraries themselves are still read against their checksums (a few ms), so a tampered
+    // source file is refused whichever form the sets come from.
+    await Promise.all(layers.map((l) => read(`layers/${l.file}`)));
+    const decoded = decodeResolvedLayers(await read(RESOLVED_LAYERS_FILE));
+    const same =
+      decoded.length === layers.length &&
+      decoded.every((d, i) => d.name === layers[i]!.name && d.kind === layers[i]!.kind);
+    if (!same)
+      throw new ModelIntegrityError(`model ${manifest.version}: ${RESOLVED_LAYERS_FILE} names other layers`);
+    return decoded;
+  }
+  return Promise.all(
+    layers.map(async (l) => parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols)),
+  );
 }
 
 type TypedCtor<T> = { new (length: number): T; BYTES_PER_ELEMENT: number };
