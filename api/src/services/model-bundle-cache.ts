@@ -35,12 +35,17 @@ export interface BundleCacheEntry {
   log?: (message: string) => void;
 }
 
+/** Bumped when a version stores a new derived file, so older cache entries are rebuilt once. */
+const STORED_LAYOUT = 2;
+
 /**
  * The runner's bundle key extended with files a version stores beside its bundle (evidence layers,
  * the orthologue table): their bytes, or their absence, change the entry.
  */
 export async function extendedBundleKey(bundleKey: string, files: readonly string[]): Promise<string> {
-  const hash = createHash("sha256").update(bundleKey);
+  // The layout of what a version stores beside its bundle: an entry cached before the resolved
+  // evidence layers were stored would load correctly but parse its libraries on every runner start.
+  const hash = createHash("sha256").update(bundleKey).update(`stored-layout:${STORED_LAYOUT}`);
   for (const path of files) {
     const bytes = await readFile(path).catch((err: NodeJS.ErrnoException) => {
       if (err.code === "ENOENT") return null;
