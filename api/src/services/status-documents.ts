@@ -14,7 +14,6 @@
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
-import { Worker } from "node:worker_threads";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { ARTIFACTS } from "@causeway/contract";
@@ -24,6 +23,7 @@ import type { Account, Tier } from "../db/accounts.ts";
 import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
+import { WorkerCalls } from "./worker-calls.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
@@ -61,8 +61,6 @@ const Meta = z.object({
 
 const BODY_MARK = Buffer.from(',"body":');
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
 export interface StatusDocumentsDeps {
   store: ObjectStore;
   db: Queryable;
@@ -85,9 +83,13 @@ export class StatusDocuments {
   /** Writes of rendered bodies to the store still under way (close() waits for them). */
   private readonly storing = new Set<Promise<void>>();
   /** Renders bodies. */
-  private readonly renderer = new WorkerCalls<RenderRequest, RenderResponse>("./status-body-worker.ts");
+  private readonly renderer = new WorkerCalls<RenderRequest, RenderResponse>(
+    new URL("./status-body-worker.ts", import.meta.url),
+  );
   /** Compresses bodies: apart, so a compression never holds up the next job's render. */
-  private readonly compressor = new WorkerCalls<GzipRequest, GzipResponse>("./status-gzip-worker.ts");
+  private readonly compressor = new WorkerCalls<GzipRequest, GzipResponse>(
+    new URL("./status-gzip-worker.ts", import.meta.url),
+  );
 
   constructor(deps: StatusDocumentsDeps) {
     this.deps = deps;
@@ -355,54 +357,6 @@ export class StatusDocuments {
       this.cache.delete(key);
       this.cachedBytes -= d.body.length;
     }
-  }
-}
-
-/** Calls to one worker thread (a module of this folder), started on first use. */
-class WorkerCalls<Req extends { id: number }, Res extends { id: number; ok: boolean }> {
-  private readonly file: string;
-  private worker: Worker | undefined;
-  private readonly calls = new Map<number, (res: Res | { id: number; ok: false; message: string }) => void>();
-  private nextCall = 1;
-
-  constructor(file: string) {
-    this.file = file;
-  }
-
-  call(req: DistributiveOmit<Req, "id">): Promise<Res | { id: number; ok: false; message: string }> {
-    const worker = this.ensureWorker();
-    const id = this.nextCall++;
-    return new Promise((resolve) => {
-      this.calls.set(id, resolve);
-      worker.postMessage({ ...req, id });
-    });
-  }
-
-  async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (w) await w.terminate();
-  }
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL(this.file, import.meta.url));
-    // An idle worker must not keep the process alive.
-    worker.unref();
-    worker.on("message", (res: Res) => {
-      const done = this.calls.get(res.id);
-      this.calls.delete(res.id);
-      done?.(res);
-    });
-    const fail = (message: string) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const [id, done] of this.calls) done({ id, ok: false, message });
-      this.calls.clear();
-    };
-    worker.on("error", (err) => fail(err.message));
-    worker.on("exit", (code) => fail(`status worker exited with code ${code}`));
-    this.worker = worker;
-    return worker;
   }
 }
 
