@@ -17,7 +17,8 @@
  * commit, e.g. `git worktree add /tmp/base <commit>` with its own `npm ci`), when given; the notes
  * carry the figures this suite measured before the footprint work (FIRST_START_BEFORE).
  * CAUSEWAY_BENCH_IDLE_SECONDS (default 60) sets the wait before the memory reading;
- * CAUSEWAY_BENCH_PORT fixes the server's port (default: a free one).
+ * CAUSEWAY_BENCH_PORT fixes the server's port (default: a free one); CAUSEWAY_RUNNER_POOL_IDLE_SECONDS,
+ * when set, is passed to the server (e.g. 600 keeps the warm runner through the idle wait).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -160,6 +161,10 @@ async function firstStart(root: string, cacheDir: string): Promise<StartFigures>
     CAUSEWAY_EDGE_LIMIT: "1000000",
     CAUSEWAY_INFLIGHT_LIMIT: "1000",
     CAUSEWAY_DEFAULT_QUOTA: "1000000",
+    // To measure the tree with the pool still warm after the idle wait (a longer idle period).
+    ...(process.env.CAUSEWAY_RUNNER_POOL_IDLE_SECONDS
+      ? { CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: process.env.CAUSEWAY_RUNNER_POOL_IDLE_SECONDS }
+      : {}),
   };
   let server: ChildProcess | undefined;
   try {
