@@ -95,14 +95,19 @@ export class StatusDocuments {
     this.deps = deps;
   }
 
+  /** A prediction's row with its account's tier. */
+  private async rowWithTier(predictionId: string): Promise<(PredictionRow & { tier: Tier }) | undefined> {
+    const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
+      `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+      [predictionId],
+    );
+    return rows[0];
+  }
+
   /** At completion: render and store the body now, so the first poll finds it. Never throws. */
   async completed(predictionId: string): Promise<void> {
     try {
-      const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
-        `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
-        [predictionId],
-      );
-      const row = rows[0];
+      const row = await this.rowWithTier(predictionId);
       if (!row || row.status !== "completed") return;
       const { tier, ...p } = row;
       // Links and the compressed copy wait for the first poll: many jobs are only read with
@@ -121,11 +126,7 @@ export class StatusDocuments {
    */
   async scoresWritten(predictionId: string, attempt: string): Promise<void> {
     try {
-      const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
-        `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
-        [predictionId],
-      );
-      const row = rows[0];
+      const row = await this.rowWithTier(predictionId);
       if (!row || row.status !== "processing") return;
       // Where the runner writes the attempt's files (runner/src/jobs/run-job.ts), for the
       // primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
