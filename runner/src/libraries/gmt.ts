@@ -18,11 +18,30 @@ export const LAYER_KINDS = ["tf_binding", "tf_coexpression", "kinase"] as const;
 export const LayerKind = z.enum(LAYER_KINDS);
 export type LayerKind = z.infer<typeof LayerKind>;
 
-/** One parsed library: per regulator symbol, its sets as gene symbols (HGNC-normalized, deduplicated). */
+/**
+ * One parsed library. Its sets hold indices into `genes` rather than the symbols themselves:
+ * ChEA3 and KEA3 name ~3.9 million set members, which as arrays of string references took
+ * ~32 MB of a runner's heap for the life of the process; as Int32Arrays (views of one buffer
+ * when decoded) they take half that, outside the heap, and scoring maps them to model indices
+ * through one table per layer instead of a second copy.
+ */
 export interface EvidenceLayer {
   name: string;
   kind: LayerKind;
-  sets: ReadonlyMap<string, readonly (readonly string[])[]>;
+  /** The genes the sets name (HGNC-normalized symbols); several layers may share one array. */
+  genes: readonly string[];
+  /** Per regulator symbol, its sets as indices into `genes` (each set deduplicated). */
+  sets: ReadonlyMap<string, readonly Int32Array[]>;
+}
+
+/** The sets of a layer as symbols (encoding, tests, and anything that reads a layer by name). */
+export function setsAsSymbols(layer: EvidenceLayer): Map<string, string[][]> {
+  return new Map(
+    [...layer.sets].map(([regulator, list]) => [
+      regulator,
+      list.map((set) => Array.from(set, (g) => layer.genes[g]!)),
+    ]),
+  );
 }
 
 /** A GMT file that is not one (no tab-separated set line). */
@@ -48,32 +67,40 @@ export function parseGmt(
   symbols: SymbolTable,
 ): EvidenceLayer {
   const text = (isGzip(buf) ? gunzipSync(buf) : Buffer.from(buf)).toString("utf8");
-  const sets = new Map<string, string[][]>();
-  // A library names the same few thousand genes millions of times: resolve each name once.
-  const resolved = new Map<string, string | null>();
-  const resolve = (name: string): string | null => {
-    let r = resolved.get(name);
-    if (r === undefined) resolved.set(name, (r = symbols.resolve(name)));
-    return r;
+  const sets = new Map<string, Int32Array[]>();
+  const genes: string[] = [];
+  // A library names the same few thousand genes millions of times: resolve each name once, to
+  // its index in `genes` (−1: not a gene of the symbol table).
+  const indexOf = new Map<string, number>();
+  const geneIndex = new Map<string, number>();
+  const resolve = (name: string): number => {
+    let i = indexOf.get(name);
+    if (i === undefined) {
+      const symbol = symbols.resolve(name);
+      i = symbol === null ? -1 : (geneIndex.get(symbol) ?? -1);
+      if (symbol !== null && i < 0) geneIndex.set(symbol, (i = genes.push(symbol) - 1));
+      indexOf.set(name, i);
+    }
+    return i;
   };
   let lines = 0;
   for (const line of text.split(/\r?\n/)) {
     const cells = line.split("\t");
     if (cells.length < 3 || cells[0]!.trim() === "") continue;
     lines++;
-    const regulator = resolve(cells[0]!.trim().split("_")[0]!);
+    const regulator = symbols.resolve(cells[0]!.trim().split("_")[0]!);
     if (regulator === null) continue;
-    const genes = new Set<string>();
+    const members = new Set<number>();
     for (const g of cells.slice(2)) {
-      const s = resolve(g.trim());
-      if (s !== null) genes.add(s);
+      const i = resolve(g.trim());
+      if (i >= 0) members.add(i);
     }
-    if (genes.size === 0) continue;
+    if (members.size === 0) continue;
     let list = sets.get(regulator);
     if (!list) sets.set(regulator, (list = []));
-    list.push([...genes]);
+    list.push(Int32Array.from(members));
   }
   if (lines === 0)
     throw new GmtFormatError(`library ${name}: no gene-set line (name<TAB>description<TAB>genes)`);
-  return { name, kind, sets };
+  return { name, kind, genes, sets };
 }

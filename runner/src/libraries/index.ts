@@ -1,5 +1,12 @@
 /** Gene-set libraries as evidence layers of a model version (model v3). */
-export { parseGmt, GmtFormatError, LayerKind, LAYER_KINDS, type EvidenceLayer } from "./gmt.ts";
+export {
+  parseGmt,
+  setsAsSymbols,
+  GmtFormatError,
+  LayerKind,
+  LAYER_KINDS,
+  type EvidenceLayer,
+} from "./gmt.ts";
 export { layerFilesOfDir, layerKindOf, loadLayersFromDir, type LayerFile } from "./layer-dir.ts";
 export {
   decodeResolvedLayers,

@@ -37,11 +37,13 @@ export function encodeResolvedLayers(layers: readonly EvidenceLayer[]): Buffer {
     return i;
   };
   for (const layer of layers) {
+    // The layer's own gene indices, renumbered into the file's one dictionary.
+    const global = layer.genes.map(indexOf);
     for (const sets of layer.sets.values()) {
       words.push(sets.length);
       for (const set of sets) {
         words.push(set.length);
-        for (const gene of set) words.push(indexOf(gene));
+        for (const g of set) words.push(global[g]!);
       }
     }
   }
@@ -78,23 +80,25 @@ export function decodeResolvedLayers(buf: Uint8Array): EvidenceLayer[] {
     return words[at++]!;
   };
   const layers = header.layers.map(({ name, kind, regulators }) => {
-    const sets = new Map<string, string[][]>();
+    const sets = new Map<string, Int32Array[]>();
     for (const regulator of regulators) {
       const count = next();
-      const list: string[][] = [];
+      const list: Int32Array[] = [];
       for (let s = 0; s < count; s++) {
         const length = next();
-        const set = new Array<string>(length);
-        for (let g = 0; g < length; g++) {
-          const gene = genes[next()];
-          if (gene === undefined) throw new ResolvedLayersError("resolved layers: gene index out of range");
-          set[g] = gene;
-        }
+        if (length < 0 || at + length > words.length)
+          throw new ResolvedLayersError("resolved layers: data ends early");
+        // A view: every layer's sets stay in the one aligned copy of the file's words.
+        const set = words.subarray(at, at + length);
+        at += length;
+        for (const g of set)
+          if (g < 0 || g >= genes.length)
+            throw new ResolvedLayersError("resolved layers: gene index out of range");
         list.push(set);
       }
       sets.set(regulator, list);
     }
-    return { name, kind, sets };
+    return { name, kind, genes, sets };
   });
   if (at !== words.length) throw new ResolvedLayersError("resolved layers: trailing data");
   return layers;

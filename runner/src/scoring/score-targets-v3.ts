@@ -121,12 +121,24 @@ function universeOf(
 interface IndexedLayer {
   /** Source index of each regulator the model has as a candidate. */
   sources: Int32Array;
-  /** Its sets as model RNA indices. */
-  sets: Int32Array[][];
+  /** Its sets, as indices into the layer's genes. */
+  sets: (readonly Int32Array[])[];
+  /** Model RNA index of each of the layer's genes, −1 where the model has none. */
+  rnaOf: Int32Array;
 }
 
-// A layer's symbols resolved to the model's indices once per model (a job scores with one model).
+// A layer's regulators and genes resolved to the model's indices once per model (a job scores
+// with one model). The sets themselves are not copied: a gene's RNA index is looked up per use.
 const indexedLayers = new WeakMap<Model, WeakMap<EvidenceLayer, IndexedLayer>>();
+const rnaIndices = new WeakMap<Model, WeakMap<readonly string[], Int32Array>>();
+
+function rnaIndicesOf(model: Model, genes: readonly string[]): Int32Array {
+  let byGenes = rnaIndices.get(model);
+  if (!byGenes) rnaIndices.set(model, (byGenes = new WeakMap()));
+  let out = byGenes.get(genes);
+  if (!out) byGenes.set(genes, (out = Int32Array.from(genes, (g) => model.rnaIndex(g))));
+  return out;
+}
 
 function indexedLayer(model: Model, layer: EvidenceLayer): IndexedLayer {
   let byLayer = indexedLayers.get(model);
@@ -134,14 +146,15 @@ function indexedLayer(model: Model, layer: EvidenceLayer): IndexedLayer {
   let out = byLayer.get(layer);
   if (!out) {
     const sources: number[] = [];
-    const sets: Int32Array[][] = [];
+    const sets: (readonly Int32Array[])[] = [];
     for (const [regulator, list] of layer.sets) {
       const s = model.sourceIndex(regulator);
       if (s < 0) continue;
       sources.push(s);
-      sets.push(list.map((set) => Int32Array.from(set.map((g) => model.rnaIndex(g)).filter((j) => j >= 0))));
+      sets.push(list);
     }
-    byLayer.set(layer, (out = { sources: Int32Array.from(sources), sets }));
+    out = { sources: Int32Array.from(sources), sets, rnaOf: rnaIndicesOf(model, layer.genes) };
+    byLayer.set(layer, out);
   }
   return out;
 }
@@ -166,6 +179,7 @@ function layerEvidence(
   for (const layer of layers) {
     const ps = new Float64Array(nS).fill(NaN);
     const indexed = indexedLayer(model, layer);
+    const { rnaOf } = indexed;
     for (let r = 0; r < indexed.sources.length; r++) {
       const s = indexed.sources[r]!;
       let best = Infinity;
@@ -173,8 +187,9 @@ function layerEvidence(
       for (const set of indexed.sets[r]!) {
         let K = 0;
         let k = 0;
-        for (const j of set) {
-          if (inU[j] === 0) continue;
+        for (const g of set) {
+          const j = rnaOf[g]!;
+          if (j < 0 || inU[j] === 0) continue;
           K++;
           k += isDeg[j]!;
         }

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { StringIndex } from "./string-index.ts";
 
 /** File names of the HGNC snapshot inside a directory (shared/data/hgnc layout). */
 export const HGNC_FILES = {
@@ -58,8 +59,7 @@ const AMBIGUOUS = -1;
 
 /**
  * Records that `key` names the approved symbol with index `symbol`: a key seen with two
- * different symbols becomes AMBIGUOUS. Indices instead of sets of names keep the table small
- * (it lives as long as a warm runner: ~190k keys).
+ * different symbols becomes AMBIGUOUS. Indices instead of sets of names keep the table small.
  */
 function addTo(map: Map<string, number>, key: string, symbol: number): void {
   const seen = map.get(key);
@@ -67,42 +67,50 @@ function addTo(map: Map<string, number>, key: string, symbol: number): void {
   else if (seen !== symbol) map.set(key, AMBIGUOUS);
 }
 
-/** Approved symbols with their alias and Ensembl maps; immutable once built. */
+/**
+ * Approved symbols with their alias and Ensembl maps; immutable once built. It lives as long
+ * as a warm runner or the API (~190k keys), so its maps are compact StringIndexes.
+ */
 export class SymbolTable {
-  /** Approved symbols in their official case, by index. */
-  private readonly symbols: string[] = [];
-  /** Approved symbol → its index. */
-  private readonly approved = new Map<string, number>();
+  /** Approved symbol → its index; entry i is the symbol with index i (official case). */
+  private readonly approved: StringIndex;
   /** Lower-cased symbol → the approved symbol with that spelling (AMBIGUOUS on a case clash). */
-  private readonly approvedLower = new Map<string, number>();
+  private readonly approvedLower: StringIndex;
   /** Lower-cased alias/previous symbol → the approved symbol it names, or AMBIGUOUS. */
-  private readonly aliasLower = new Map<string, number>();
+  private readonly aliasLower: StringIndex;
   /** Ensembl gene id without version → the approved symbol, or AMBIGUOUS. */
-  private readonly ensembl = new Map<string, number>();
+  private readonly ensembl: StringIndex;
 
   private constructor(buffers: HgncBuffers) {
+    const approved = new Map<string, number>();
+    const approvedLower = new Map<string, number>();
+    const aliasLower = new Map<string, number>();
+    const ensembl = new Map<string, number>();
     for (const [symbol] of columns(decode(buffers.geneSymbols), HGNC_FILES.geneSymbols, ["symbol"])) {
-      if (symbol === "" || this.approved.has(symbol)) continue;
-      this.approved.set(symbol, this.symbols.length);
-      addTo(this.approvedLower, symbol.toLowerCase(), this.symbols.length);
-      this.symbols.push(symbol);
+      if (symbol === "" || approved.has(symbol)) continue;
+      addTo(approvedLower, symbol.toLowerCase(), approved.size);
+      approved.set(symbol, approved.size);
     }
     for (const [alias, symbol] of columns(decode(buffers.aliasToSymbol), HGNC_FILES.aliasToSymbol, [
       "alias",
       "symbol",
     ])) {
-      const index = this.approved.get(symbol);
+      const index = approved.get(symbol);
       if (alias === "" || index === undefined) continue;
-      addTo(this.aliasLower, alias.toLowerCase(), index);
+      addTo(aliasLower, alias.toLowerCase(), index);
     }
     for (const [id, symbol] of columns(decode(buffers.ensemblToSymbol), HGNC_FILES.ensemblToSymbol, [
       "ensembl_id",
       "symbol",
     ])) {
-      const index = this.approved.get(symbol);
+      const index = approved.get(symbol);
       if (id === "" || index === undefined) continue;
-      addTo(this.ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index);
+      addTo(ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index);
     }
+    this.approved = StringIndex.from(approved);
+    this.approvedLower = StringIndex.from(approvedLower);
+    this.aliasLower = StringIndex.from(aliasLower);
+    this.ensembl = StringIndex.from(ensembl);
   }
 
   /** Loads the snapshot files from a directory laid out like shared/data/hgnc. */
@@ -122,7 +130,7 @@ export class SymbolTable {
 
   /** Number of distinct approved symbols. */
   get size(): number {
-    return this.symbols.length;
+    return this.approved.size;
   }
 
   /** Whether `symbol` is an approved symbol, exactly as spelled (official case). */
@@ -153,6 +161,6 @@ export class SymbolTable {
   }
 
   private symbolAt(index: number | undefined): string | null {
-    return index === undefined || index === AMBIGUOUS ? null : this.symbols[index]!;
+    return index === undefined || index === AMBIGUOUS ? null : this.approved.keyAt(index);
   }
 }
