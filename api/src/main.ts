@@ -16,6 +16,7 @@ import { apiLoggerOptions } from "./observability/logging.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { initTracing } from "@causeway/contract/telemetry";
 import { listenEarly } from "./startup/early-listen.ts";
+import { listenFailureMessage } from "./startup/listen-failure.ts";
 
 let config: Config;
 try {
@@ -28,8 +29,23 @@ try {
 // Before anything that could start a span; a no-op unless OTEL_* ask for traces.
 const tracing = await initTracing("causeway-api");
 const logger = pino(apiLoggerOptions(config.logLevel, REDACT_PATHS));
+/** Exits with one line when a port cannot be had (taken, privileged); other errors propagate. */
+function exitOnListenFailure(
+  err: unknown,
+  what: string,
+  where: { host: string; port: number },
+  setting: string,
+): never {
+  const message = listenFailureMessage(err, what, where, setting);
+  if (message === null) throw err;
+  logger.fatal(message);
+  process.exit(1);
+}
+
 // Listen first (/health answers while the database starts); the app takes the port over below.
-const early = await listenEarly(config.port, config.host);
+const early = await listenEarly(config.port, config.host).catch((err: unknown) =>
+  exitOnListenFailure(err, "API port", config, "PORT"),
+);
 const ctx = await createContext(config, logger);
 let resumable: ResumableJob[];
 try {
@@ -43,7 +59,12 @@ try {
 ctx.jobs.startSweeper();
 ctx.webhooks.start();
 const app = await buildApp(ctx, { loggerInstance: logger });
-const metricsApp = await startMetricsServer(ctx, config);
+const metricsApp = await startMetricsServer(ctx, config).catch(async (err: unknown) => {
+  await app.close();
+  await early.close();
+  await closeContext(ctx);
+  return exitOnListenFailure(err, "metrics port", config.metrics, "CAUSEWAY_METRICS_PORT");
+});
 
 closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
   if (err) logger.error({ err }, "closing after an error");
