@@ -50,6 +50,8 @@ interface Loaded {
   served?: ServedStatus & { expiresAtMs: number };
   /** `served` being made. */
   serving?: Promise<ServedStatus | null> | undefined;
+  /** performance.now() of its last use (the cache lets idle bodies go). */
+  usedAt?: number;
 }
 
 const Meta = z.object({
@@ -72,12 +74,19 @@ export interface StatusDocumentsDeps {
    * also hold a copy with its links and a gzipped copy, so memory use is up to about twice this.
    */
   cacheBytes?: number;
+  /**
+   * A body not read for this long leaves memory (default 30 s): clients poll a job while it
+   * runs and just after it completes, then rarely; a later read loads the stored copy again
+   * (milliseconds). An idle server otherwise kept its last bodies, ~35 MB for one Kang job.
+   */
+  idleMs?: number;
 }
 
 export class StatusDocuments {
   private readonly deps: StatusDocumentsDeps;
   private readonly cache = new Map<string, Loaded>();
   private cachedBytes = 0;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Map<string, Promise<Loaded | null>>();
   private readonly links = new Map<string, { expiresAtMs: number; links: { name: string; url: string }[] }>();
   /** Writes of rendered bodies to the store still under way (close() waits for them). */
@@ -214,7 +223,13 @@ export class StatusDocuments {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.sweepTimer);
     await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
+  }
+
+  /** Bodies held in memory (diagnostics and tests). */
+  get cachedBodies(): number {
+    return this.cache.size;
   }
 
   private async withLinks(
@@ -262,6 +277,7 @@ export class StatusDocuments {
       // Most recently used last.
       this.cache.delete(p.id);
       this.cache.set(p.id, cached);
+      cached.usedAt = performance.now();
       return cached;
     }
     const flight = `${p.id}:${tier}:${head}`;
@@ -350,14 +366,33 @@ export class StatusDocuments {
     const old = this.cache.get(id);
     if (old) this.cachedBytes -= old.body.length;
     this.cache.delete(id);
+    doc.usedAt = performance.now();
     this.cache.set(id, doc);
     this.cachedBytes += doc.body.length;
     const budget = this.deps.cacheBytes ?? 128 * 1024 * 1024;
     for (const [key, d] of this.cache) {
       if (this.cachedBytes <= budget || key === id) break;
-      this.cache.delete(key);
-      this.cachedBytes -= d.body.length;
+      this.forget(key, d);
     }
+    this.scheduleSweep();
+  }
+
+  private forget(id: string, doc: Loaded): void {
+    this.cache.delete(id);
+    this.cachedBytes -= doc.body.length;
+  }
+
+  /** Drops the bodies not used for `idleMs`, then looks again while any are left. */
+  private scheduleSweep(): void {
+    if (this.sweepTimer !== undefined || this.cache.size === 0) return;
+    const idleMs = this.deps.idleMs ?? 30_000;
+    this.sweepTimer = setTimeout(() => {
+      this.sweepTimer = undefined;
+      const now = performance.now();
+      for (const [id, doc] of this.cache) if (now - (doc.usedAt ?? 0) >= idleMs) this.forget(id, doc);
+      this.scheduleSweep();
+    }, idleMs / 2);
+    this.sweepTimer.unref();
   }
 }
 

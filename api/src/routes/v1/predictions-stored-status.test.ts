@@ -197,6 +197,34 @@ describe("stored status bodies", () => {
     }
   });
 
+  it("lets a body no one read for the idle period go from memory, and serves it again from storage", async () => {
+    const a = await t.account("internal");
+    const id = await submit(t, a.key);
+    await completeJob(t, "prediction", id, largerArtifacts());
+    const docs = new StatusDocuments({
+      store: t.store,
+      db: t.ctx.db,
+      presignTtlSeconds: 3600,
+      now: () => t.clock.now,
+      log: t.app.log,
+      idleMs: 200,
+    });
+    try {
+      const p = (await getPrediction(t.ctx.db, a.id, id))!;
+      const account = { id: a.id, name: "", tier: "internal" as const, apiKeyId: "" };
+      const first = await docs.serve(p, account);
+      expect(docs.cachedBodies).toBe(1);
+      await vi.waitFor(() => expect(docs.cachedBodies).toBe(0), { timeout: 5000, interval: 50 });
+      const again = await docs.serve(p, account);
+      expect(docs.cachedBodies).toBe(1);
+      expect(blankUrls(again!.body.toString("utf8"))).toBe(blankUrls(first!.body.toString("utf8")));
+      // Both serves started a compressed copy; let them finish before the workers are stopped.
+      await Promise.all([first!.gzipped(), again!.gzipped()]);
+    } finally {
+      await docs.close();
+    }
+  });
+
   it("serves previews prepared at scores_computed when the files stayed the same, else the final files", async () => {
     for (const rewrite of [false, true]) {
       const a = await t.account("internal");
