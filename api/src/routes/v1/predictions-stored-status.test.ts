@@ -65,6 +65,17 @@ async function computed(id: string, accountId: string, tier: "internal" | "exter
   return JSON.stringify(PredictionStatusResponse.encode(body));
 }
 
+/** A StatusDocuments of its own over the test app's store and database (no shared cache). */
+const statusDocuments = (options: { idleMs?: number } = {}) =>
+  new StatusDocuments({
+    store: t.store,
+    db: t.ctx.db,
+    presignTtlSeconds: 3600,
+    now: () => t.clock.now,
+    log: t.app.log,
+    ...options,
+  });
+
 const blankUrls = (json: string) => json.replace(/"url":"[^"]*"/g, '"url":""');
 
 describe("stored status bodies", () => {
@@ -162,13 +173,7 @@ describe("stored status bodies", () => {
       return found!;
     });
     await t.store.delete(key);
-    const fresh = new StatusDocuments({
-      store: t.store,
-      db: t.ctx.db,
-      presignTtlSeconds: 3600,
-      now: () => t.clock.now,
-      log: t.app.log,
-    });
+    const fresh = statusDocuments();
     try {
       const p = (await getPrediction(t.ctx.db, a.id, id))!;
       const served = await fresh.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
@@ -179,13 +184,7 @@ describe("stored status bodies", () => {
         key,
         (await t.store.get(key)).toString("utf8").replace(/"head":"[^"]+"/, '"head":"x"'),
       );
-      const other = new StatusDocuments({
-        store: t.store,
-        db: t.ctx.db,
-        presignTtlSeconds: 3600,
-        now: () => t.clock.now,
-        log: t.app.log,
-      });
+      const other = statusDocuments();
       const again = await other.serve(p, { id: a.id, name: "", tier: "internal", apiKeyId: "" });
       expect(blankUrls(again!.body.toString("utf8"))).toBe(blankUrls(await computed(id, a.id, "internal")));
       await vi.waitFor(async () =>
@@ -201,14 +200,7 @@ describe("stored status bodies", () => {
     const a = await t.account("internal");
     const id = await submit(t, a.key);
     await completeJob(t, "prediction", id, largerArtifacts());
-    const docs = new StatusDocuments({
-      store: t.store,
-      db: t.ctx.db,
-      presignTtlSeconds: 3600,
-      now: () => t.clock.now,
-      log: t.app.log,
-      idleMs: 200,
-    });
+    const docs = statusDocuments({ idleMs: 200 });
     try {
       const p = (await getPrediction(t.ctx.db, a.id, id))!;
       const account = { id: a.id, name: "", tier: "internal" as const, apiKeyId: "" };
