@@ -4,7 +4,7 @@
  * unit is refunded) and the server's TMPDIR holds nothing of the killed request. Nothing faked:
  * the real Kang split pair streams over HTTP and the process is SIGKILLed mid-body.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -13,17 +13,15 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
-import { NODE, freePort } from "./embedded-server.ts";
+import { NODE, spawnServer, type ServerProcess } from "./embedded-server.ts";
 
 const exec = promisify(execFile);
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 
-let server: ChildProcess;
+let server: ServerProcess;
 let dataDir: string;
 let serverTmp: string;
 let base: string;
-let port: number;
-let log = "";
 
 const env = (): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -36,38 +34,11 @@ const env = (): NodeJS.ProcessEnv => ({
   CAUSEWAY_EDGE_LIMIT: "100000",
 });
 
+/** Starts the server on the data directory (again, after the kill: same database and objects). */
 async function startServer(): Promise<void> {
-  port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  log = "";
-  server = spawn(NODE, ["api/src/main.ts"], {
-    cwd: REPO_ROOT,
-    env: { ...env(), PORT: String(port), HOST: "127.0.0.1" },
-  });
-  server.stdout?.on("data", (c: Buffer) => (log += c.toString()));
-  server.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  // It listens at once and imports the models in the background: ready is stores and models in.
-  await waitFor(
-    "the server's /readyz and /readyz/models",
-    async () => (await fetch(`${base}/readyz`)).ok && (await fetch(`${base}/readyz/models`)).ok,
-    {
-      timeoutMs: 280_000,
-      intervalMs: 500,
-      proc: {
-        name: "the API server",
-        logPath: "(kept in memory)",
-        hasExited: () => server.exitCode !== null,
-        logTail: () => log,
-      },
-    },
-  );
-}
-
-async function killServer(): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((r) => server.once("exit", r));
-  server.kill("SIGKILL");
-  await exited;
+  // Below the 300 s hook timeout: a slow start fails with the server's output.
+  server = await spawnServer(env(), 280_000);
+  base = server.base;
 }
 
 /** Every file and folder under `dir`, relative. */
@@ -83,11 +54,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   await rm(dataDir, { recursive: true, force: true });
   await rm(serverTmp, { recursive: true, force: true });
 });
@@ -137,7 +104,7 @@ describe("kill -9 during an upload, then restart", () => {
     const boundary = "----crashcrash";
     const req = request({
       host: "127.0.0.1",
-      port,
+      port: server.port,
       method: "POST",
       path: "/v1/predictions",
       headers: {
@@ -165,7 +132,7 @@ describe("kill -9 during an upload, then restart", () => {
       consumed_quota_requests: number;
     };
     expect(during.consumed_quota_requests).toBe(2);
-    await killServer();
+    await server.stop("SIGKILL");
     req.destroy();
     expect((await tree(serverTmp)).some((p) => p.endsWith("dataset_control.h5ad"))).toBe(true);
 

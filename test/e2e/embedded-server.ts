@@ -59,40 +59,44 @@ async function ready(base: string): Promise<boolean> {
   }
 }
 
-export async function startEmbeddedServer(
-  extraEnv: NodeJS.ProcessEnv = {},
+/** A server process started by spawnServer, ready. */
+export interface ServerProcess {
+  process: ChildProcess;
+  port: number;
+  base: string;
+  /** Its stdout and stderr so far. */
+  log(): string;
+  /** Sends `signal` (if it still runs) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts `node api/src/main.ts` with `env` on a free port of 127.0.0.1 and waits until it is
+ * ready; a start that fails (the process exits, or is not ready within `startTimeoutMs`) throws
+ * with the server's output. Tests that restart a server on the same data directory call it again.
+ */
+export async function spawnServer(
+  env: NodeJS.ProcessEnv,
   startTimeoutMs = START_TIMEOUT_MS,
-): Promise<EmbeddedServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), "causeway-e2e-"));
+): Promise<ServerProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CAUSEWAY_DATA_DIR: dataDir,
-    CAUSEWAY_MODEL: DEFAULT_NETWORK,
-    CAUSEWAY_HGNC: HGNC_DIR,
-    CAUSEWAY_LIBRARIES: sharedData("libraries"),
-    // Info keeps the start-up progress (model import) in log(), which a failed start reports.
-    LOG_LEVEL: "info",
-    ...extraEnv,
-  };
   let log = "";
   const server: ChildProcess = spawn(NODE, ["api/src/main.ts"], {
     cwd: REPO_ROOT,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    // A free metrics port unless the test names one: another server on this machine may hold 9464.
+    env: { CAUSEWAY_METRICS_PORT: "0", ...env, PORT: String(port), HOST: "127.0.0.1" },
   });
   server.stdout?.on("data", (c: Buffer) => (log += c.toString()));
   server.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGTERM");
-      await exited;
-    }
-    await rm(dataDir, { recursive: true, force: true });
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill(signal);
+    await exited;
   };
   // Ready means /readyz and /readyz/models answer 200: the stores answer and the models are in. The start-up
-  // (model import) takes as long as the machine makes it, so only START_TIMEOUT_MS bounds it.
+  // (model import) takes as long as the machine makes it, so only startTimeoutMs bounds it.
   const started = Date.now();
   // "close", not "exit": by then the output pipes are drained, so the log is complete.
   const closed = new Promise<void>((r) => server.once("close", () => r()));
@@ -111,11 +115,33 @@ export async function startEmbeddedServer(
     }
     await Promise.race([closed, new Promise((r) => setTimeout(r, 500))]);
   }
+  return { process: server, port, base, log: () => log, stop };
+}
+
+export async function startEmbeddedServer(
+  extraEnv: NodeJS.ProcessEnv = {},
+  startTimeoutMs = START_TIMEOUT_MS,
+): Promise<EmbeddedServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), "causeway-e2e-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CAUSEWAY_DATA_DIR: dataDir,
+    CAUSEWAY_MODEL: DEFAULT_NETWORK,
+    CAUSEWAY_HGNC: HGNC_DIR,
+    CAUSEWAY_LIBRARIES: sharedData("libraries"),
+    // Info keeps the start-up progress (model import) in log(), which a failed start reports.
+    LOG_LEVEL: "info",
+    ...extraEnv,
+  };
+  const server = await spawnServer(env, startTimeoutMs).catch(async (err: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  });
   return {
-    base,
+    base: server.base,
     dataDir,
     env,
-    log: () => log,
+    log: server.log,
     async newAccount(tier, name = `e2e-${tier}`) {
       const { stdout } = await exec(
         NODE,
@@ -124,6 +150,9 @@ export async function startEmbeddedServer(
       );
       return (JSON.parse(stdout.trim().split("\n").at(-1)!) as { api_key: string }).api_key;
     },
-    stop,
+    async stop() {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }

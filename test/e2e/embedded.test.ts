@@ -4,7 +4,7 @@
  * 2018 data uploaded over HTTP, jobs run by the local executor in child processes, and every
  * route read back. Nothing is faked.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,16 +13,14 @@ import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
-import { freePort } from "./embedded-server.ts";
+import { NODE, spawnServer, type ServerProcess } from "./embedded-server.ts";
 
 const exec = promisify(execFile);
-const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 
-let server: ChildProcess;
+let server: ServerProcess;
 let dataDir: string;
 let base: string;
-let serverLog = "";
 
 const env = (): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -76,7 +74,7 @@ function waitDone(key: string, id: string, path = `/v1/predictions/${id}`): Prom
     },
     { timeoutMs: 240_000, intervalMs: 1000 },
   ).catch((err: unknown) => {
-    throw new Error(`${String(err)}; last ${JSON.stringify(last)}\n${serverLog}`);
+    throw new Error(`${String(err)}; last ${JSON.stringify(last)}\n${server.log()}`);
   });
 }
 
@@ -105,30 +103,9 @@ async function splitValidationForm(target: string): Promise<FormData> {
 
 /** Starts the server on the data directory (again, after a crash: same database and objects). */
 async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  serverLog = "";
-  server = spawn(NODE, ["api/src/main.ts"], {
-    cwd: REPO_ROOT,
-    env: { ...env(), ...extraEnv, PORT: String(port), HOST: "127.0.0.1" },
-  });
-  server.stdout?.on("data", (c: Buffer) => (serverLog += c.toString()));
-  server.stderr?.on("data", (c: Buffer) => (serverLog += c.toString()));
-  // It listens at once and imports the models in the background: ready is stores and models in.
-  await waitFor(
-    "the server's /readyz and /readyz/models",
-    async () => (await fetch(`${base}/readyz`)).ok && (await fetch(`${base}/readyz/models`)).ok,
-    {
-      timeoutMs: 280_000,
-      intervalMs: 500,
-      proc: {
-        name: "the API server",
-        logPath: "(kept in memory)",
-        hasExited: () => server.exitCode !== null,
-        logTail: () => serverLog,
-      },
-    },
-  );
+  // Below the 300 s hook timeout: a slow start fails with the server's output.
+  server = await spawnServer({ ...env(), ...extraEnv }, 280_000);
+  base = server.base;
 }
 
 beforeAll(async () => {
@@ -137,11 +114,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -381,9 +354,7 @@ describe("embedded service on the Kang 2018 data", () => {
       ids.push((await json<{ prediction_id: string }>(res)).prediction_id);
     }
     // The process dies without a chance to clean up; its warm runners go with it.
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill("SIGKILL");
-    await exited;
+    await server.stop("SIGKILL");
 
     await startServer({ LOG_LEVEL: "info" });
     for (const [i, id] of ids.entries()) {
@@ -393,6 +364,6 @@ describe("embedded service on the Kang 2018 data", () => {
       expect(quota.consumed_quota_requests).toBe(1);
     }
     // Both ran again after the restart (neither had finished when the process was killed).
-    for (const id of ids) expect(serverLog).toMatch(new RegExp(`"job_id":"${id}"[^\n]*dispatched again`));
+    for (const id of ids) expect(server.log()).toMatch(new RegExp(`"job_id":"${id}"[^\n]*dispatched again`));
   });
 });
