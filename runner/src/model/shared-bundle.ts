@@ -45,10 +45,11 @@ export const isBundleMessage = (m: unknown): boolean =>
 export class SharedBundles {
   private readonly loads = new Map<string, Promise<StoredModelFiles>>();
 
-  private readonly store: ObjectStore;
+  private readonly store: ObjectStore | Promise<ObjectStore>;
   private readonly options: LoadModelOptions;
 
-  constructor(store: ObjectStore, options: LoadModelOptions = {}) {
+  /** `store` may still be opening (the host listens before its store is open). */
+  constructor(store: ObjectStore | Promise<ObjectStore>, options: LoadModelOptions = {}) {
     this.store = store;
     this.options = options;
   }
@@ -56,7 +57,9 @@ export class SharedBundles {
   get(version: string): Promise<StoredModelFiles> {
     let load = this.loads.get(version);
     if (!load) {
-      load = readModelFiles(this.store, version, { ...this.options, alloc: sharedBytes });
+      load = Promise.resolve(this.store).then((store) =>
+        readModelFiles(store, version, { ...this.options, alloc: sharedBytes }),
+      );
       this.loads.set(version, load);
       // A failed load is not remembered (the version may still be importing, or storage failed).
       load.catch(() => this.loads.delete(version));
