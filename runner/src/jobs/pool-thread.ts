@@ -13,7 +13,8 @@
  * versions (`{ type: "bundle" }`). A fault outside the job's own failure handling ends the
  * thread after answering: the pool fails that job only and starts a fresh thread.
  */
-import { getHeapStatistics } from "node:v8";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { parentPort } from "node:worker_threads";
 import { JobFailure, PRELOAD_MODEL_ENV, RUNNER_EXIT, type RunMessage } from "@causeway/contract";
 import { contextFromTraceparent, initTracing, inSpan } from "@causeway/contract/telemetry";
@@ -71,8 +72,17 @@ async function runOne(msg: RunMessage): Promise<void> {
     process.exit(RUNNER_EXIT.crashed);
   }
   done();
+  setTimeout(fullGc, 0);
 }
 
+/**
+ * A full collection once a job is done: a job leaves ~60 MB of garbage (DE, scoring, the PNG)
+ * that V8 would otherwise keep until the next job's allocations, the idle thread's footprint
+ * (host RSS 60 s after a Kang job: 467 → 408 MiB). It runs after the "done" message, while the
+ * API records the result, so no job waits for it.
+ */
+setFlagsFromString("--expose-gc");
+const fullGc = runInNewContext("gc") as () => void;
 const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
 const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
