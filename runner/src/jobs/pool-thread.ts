@@ -76,10 +76,10 @@ async function runOne(msg: RunMessage): Promise<void> {
 }
 
 /**
- * A full collection once a job is done: a job leaves ~60 MB of garbage (DE, scoring, the PNG)
- * that V8 would otherwise keep until the next job's allocations, the idle thread's footprint
- * (host RSS 60 s after a Kang job: 467 → 408 MiB). It runs after the "done" message, while the
- * API records the result, so no job waits for it.
+ * A full collection once a job is done: otherwise a job's garbage (DE, scoring, the PNG) stays in
+ * the idle thread's heap until the next job's allocations. Measured on Kang split jobs: the host
+ * 60 s after one job 467 → 408 MiB, after ten jobs 554 → 414 MiB, with the median job time
+ * unchanged (1.28 → 1.14 s). It runs after the "done" message, while the API records the result.
  */
 setFlagsFromString("--expose-gc");
 const fullGc = runInNewContext("gc") as () => void;
