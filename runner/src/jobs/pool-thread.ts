@@ -72,17 +72,20 @@ async function runOne(msg: RunMessage): Promise<void> {
     process.exit(RUNNER_EXIT.crashed);
   }
   done();
-  setTimeout(fullGc, 0);
+  idleGc = setTimeout(fullGc, IDLE_GC_MS);
 }
 
 /**
- * A full collection once a job is done: otherwise a job's garbage (DE, scoring, the PNG) stays in
- * the idle thread's heap until the next job's allocations. Measured on Kang split jobs: the host
- * 60 s after one job 467 → 408 MiB, after ten jobs 554 → 414 MiB, with the median job time
- * unchanged (1.28 → 1.14 s). It runs after the "done" message, while the API records the result.
+ * A full collection once the thread has been idle for a few seconds after a job: otherwise a job's
+ * garbage (DE, scoring, the PNG) stays in the idle thread's heap until the next job's
+ * allocations. Measured on Kang split jobs: the host 60 s after one job 467 → 408 MiB, after ten
+ * jobs 554 → 414 MiB. Not at once: a collection right after each job cost the next job of a
+ * burst ~0.15 s (`npm run bench harden`, 0.86 → 1.05 s), as it then regrows a shrunken heap.
  */
+const IDLE_GC_MS = 5000;
 setFlagsFromString("--expose-gc");
 const fullGc = runInNewContext("gc") as () => void;
+let idleGc: NodeJS.Timeout | undefined;
 const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
 const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
@@ -118,6 +121,7 @@ await modules;
 let queue = Promise.resolve();
 port.on("message", (m: { type?: unknown }) => {
   if (m.type !== "run") return;
+  clearTimeout(idleGc);
   queue = queue
     .then(() => runOne(m as RunMessage))
     .catch((err: unknown) => {
