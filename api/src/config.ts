@@ -58,13 +58,14 @@ export const ConfigEnv = z.object({
   CAUSEWAY_DISPATCH: z.enum(["local", "kubernetes"]).default("local"),
   CAUSEWAY_EXECUTOR_CONCURRENCY: int(1, 64).default(2),
   CAUSEWAY_RUNNER_ENTRY: z.string().min(1).default("runner/src/main.ts"),
-  /** Local executor: warm, long-lived runner processes (one per slot) instead of one per job. */
+  /** Local executor: warm, long-lived runner threads (one per slot, in one runner host) instead of a process per job. */
   CAUSEWAY_RUNNER_POOL: bool.default(true),
   /** A warm runner is replaced after this many jobs. */
   CAUSEWAY_RUNNER_RECYCLE_JOBS: int(1, 100_000).default(50),
   /**
-   * Warm runners exit after this long without a job; the pool starts again on the next one. A warm
-   * runner holds ~400 MB, and an idle server should hold the API alone (API README, "Memory").
+   * Warm runner threads, then their host, exit after this long without a job; the pool starts again
+   * on the next one. The host holds ~400 MB, and an idle server should hold the API alone (API
+   * README, "Memory").
    */
   CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(30),
   /** A job with no callback for this long is failed with job_stalled. */

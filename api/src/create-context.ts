@@ -94,14 +94,16 @@ export async function createContext(
         log.warn({ err }, "heartbeat failed"),
       );
     },
-    onExit: (spec, code, signal, stderrTail) => {
+    onExit: (spec, code, signal, stderrTail, failureCode) => {
       const message =
-        code === 0
-          ? "The analysis process ended without reporting a result."
-          : "The analysis process ended unexpectedly. Please submit the job again.";
+        failureCode === "out_of_memory"
+          ? "The analysis ran out of memory."
+          : code === 0
+            ? "The analysis process ended without reporting a result."
+            : "The analysis process ended unexpectedly. Please submit the job again.";
       // A no-op when the runner reported its end itself (the usual case).
       jobs
-        .fail(spec.kind, spec.job_id, "internal_error", message, {
+        .fail(spec.kind, spec.job_id, failureCode ?? "internal_error", message, {
           detail: `runner exit code ${code ?? "none"}${signal ? ` (signal ${signal})` : ""}\n${stderrTail}`,
         })
         .then((failed) => {

@@ -23,7 +23,7 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
   const { concurrency, runnerEntry, pool } = config.dispatch;
   await mkdir(runnersTmpDir(config.dataDir), { recursive: true, mode: 0o700 });
   // The pool's entry lives beside the runner's (a custom runner entry without one runs per job).
-  const poolEntry = join(dirname(runnerEntry), "jobs", "pool-worker.ts");
+  const poolEntry = join(dirname(runnerEntry), "jobs", "pool-host.ts");
   return new LocalExecutor({
     concurrency,
     runnerEntry,
@@ -36,8 +36,8 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
             entry: poolEntry,
             maxJobs: pool.recycleJobs,
             idleMs: pool.idleSeconds * 1000,
-            // Replaced when a job leaves it half again as large as after its first job.
-            rssGrowth: 1.5,
+            // Replaced when a job leaves its heap half again as large as after its first job.
+            heapGrowth: 1.5,
             jobTimeoutMs: config.jobStallSeconds * 1000,
             preloadModel: config.model.defaultVersion ?? config.model.versions[0]?.version ?? "v1",
           },

@@ -26,15 +26,25 @@ export interface LocalExecutorOptions {
   /** Extra environment for the child (e.g. CAUSEWAY_CACHE_DIR). */
   extraEnv?: Record<string, string>;
   onStart?: (spec: JobSpec) => void;
-  /** A child ended; `code` 0 means it exited normally (it reported by itself). */
-  onExit?: (spec: JobSpec, code: number | null, signal: NodeJS.Signals | null, stderrTail: string) => void;
+  /**
+   * A child ended; `code` 0 means it exited normally (it reported by itself). `failureCode` is
+   * set when the executor knows why a job ended without its report (a warm runner thread that
+   * ran out of its heap: `out_of_memory`).
+   */
+  onExit?: (
+    spec: JobSpec,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    stderrTail: string,
+    failureCode?: "out_of_memory",
+  ) => void;
   /** Spawner, injectable for tests. */
   spawnFn?: typeof spawn;
   /**
-   * Run jobs on warm, long-lived runner processes (runner-pool.ts) instead of one process per
-   * job; `preloadModel` is loaded by each process before its first job.
+   * Run jobs on warm, long-lived runner threads of one runner host (runner-pool.ts) instead of
+   * one process per job; `preloadModel` is loaded by each thread before its first job.
    */
-  pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "rssGrowth" | "jobTimeoutMs" | "idleMs"> & {
+  pool?: Pick<RunnerPoolOptions, "entry" | "maxJobs" | "heapGrowth" | "jobTimeoutMs" | "idleMs"> & {
     preloadModel?: string;
   };
 }
@@ -110,7 +120,7 @@ export class LocalExecutor implements Dispatcher {
     if (!this.closed) this.pool?.prewarm();
   }
 
-  /** Process ids of the warm runners (diagnostics, benchmarks). */
+  /** Process id of the warm runners' host (diagnostics, benchmarks). */
   poolPids(): number[] {
     return this.pool?.pids() ?? [];
   }
@@ -177,7 +187,7 @@ export class LocalExecutor implements Dispatcher {
       (end) => {
         this.pooled.delete(spec.job_id);
         this.attempts.delete(spec.job_id);
-        o.onExit?.(spec, end.code, end.signal, end.stderrTail);
+        o.onExit?.(spec, end.code, end.signal, end.stderrTail, end.outOfMemory ? "out_of_memory" : undefined);
         this.pump();
       },
     );

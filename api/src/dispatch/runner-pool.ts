@@ -1,32 +1,35 @@
 /**
- * The warm runner pool of the embedded executor: up to one long-lived runner process per
- * concurrency slot (runner/src/jobs/pool-worker.ts), with the model version loaded, each running
- * one job at a time. The pool is demand-driven: it starts no process until a job asks for a
- * slot (or `prewarm` says one is on its way), adds a process only when a job waits and every
- * process is busy, and lets every process go after `idleMs` without a job. An idle server therefore holds no runner at all, and a
- * single user's jobs one at a time hold one (each warm runner keeps its own copy of the
- * influence matrix, ~110 MB, and ~400 MB in all; see the API README on memory). A process is replaced after `maxJobs` jobs or when its resident memory
- * after a job exceeds `rssGrowth` times what it was after its first job (a leak must not grow
- * forever); a job that runs past `jobTimeoutMs` is ended by killing its process. A process that
- * dies fails only the job it was running; a fresh one takes its slot.
+ * The warm runner pool of the embedded executor: one runner host process
+ * (runner/src/jobs/pool-host.ts) whose worker threads are the pool's slots, one per concurrency
+ * slot at most, each running one job at a time with the model version warm. The host holds one
+ * read-only copy of each model version's large arrays, shared by its threads, so a second busy
+ * slot costs a thread's heap, not a second ~110 MB influence matrix. Jobs never run in the API
+ * process: a native crash or an out-of-memory of a job ends the host at worst.
+ *
+ * The pool is demand-driven: it starts no host until a job asks for a slot (or `prewarm` says one
+ * is on its way), adds a thread only when a job waits and every thread is busy, and lets every
+ * thread and then the host go after `idleMs` without a job. A thread is replaced after `maxJobs`
+ * jobs or when its V8 heap after a job exceeds `heapGrowth` times what it was after its first
+ * job (a leak must not grow forever); a job that runs past `jobTimeoutMs`, or is cancelled, is
+ * ended by terminating its thread. A thread that dies fails only the job it was running and a
+ * fresh one takes its slot; the host dying fails the jobs it was running, and the next job
+ * starts a fresh host.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import type { JobSpec } from "@causeway/contract";
-import type { RunMessage, WorkerMessage } from "@causeway/contract";
+import type { HostMessage, JobSpec, RunMessage, WorkerMessage } from "@causeway/contract";
 
 /**
- * V8 heap settings of a warm runner. A job allocates most of its garbage in short bursts (DE,
- * scoring, the PNG); with V8's defaults, sized for a short process's throughput, each burst
- * leaves the heap's committed pages larger and a long-lived process drifts to ~600 MB. Small
- * semi-spaces and an old-space ceiling make V8 collect sooner and keep a warm runner under
- * ~400 MB at a few percent of job time (measured on the Kang split job; `npm run bench service`).
- * The ceiling is generous for the heap itself: expression matrices and the influence matrix are
- * typed arrays outside it.
+ * V8 heap settings of the runner host process. A job allocates most of its garbage in short
+ * bursts (DE, scoring, the PNG); with V8's defaults, sized for a short process's throughput, each
+ * burst leaves the heap's committed pages larger and a long-lived runner drifts to ~600 MB. Small
+ * semi-spaces and an old-space ceiling make V8 collect sooner at a few percent of job time
+ * (measured on the Kang split job; `npm run bench service`). The host's threads get the same
+ * limits as resource limits (THREAD_LIMITS in runner/src/jobs/thread-host.ts).
  */
 export const WARM_RUNNER_FLAGS = ["--max-semi-space-size=2", "--max-old-space-size=512"];
 
 /**
- * glibc malloc settings of a warm runner (the caller's environment wins):
+ * glibc malloc settings of the runner host (the caller's environment wins):
  * - glibc gives each thread that allocates its own malloc arena (up to 8 per core); native
  *   libraries (canvas, zlib, h5wasm's host calls) free into them and the pages stay resident.
  *   Two arenas cut a warm runner's resident set by ~25 MB at no measurable cost in job time.
@@ -42,16 +45,16 @@ export const WARM_RUNNER_ENV: Record<string, string> = {
 
 export interface RunnerPoolOptions {
   size: number;
-  /** Path of runner/src/jobs/pool-worker.ts. */
+  /** Path of runner/src/jobs/pool-host.ts. */
   entry: string;
   nodePath?: string;
   env: Record<string, string>;
   maxJobs: number;
-  rssGrowth: number;
+  heapGrowth: number;
   jobTimeoutMs: number;
-  /** A slot became free (a job ended or a fresh process took a slot). */
+  /** A slot became free (a job ended or a fresh thread took a slot). */
   onIdle: () => void;
-  /** Processes exit after this long without a job (the pool starts again on the next job). */
+  /** Threads, then the host, exit after this long without a job (the pool starts again on the next job). */
   idleMs?: number;
 }
 
@@ -60,23 +63,43 @@ export interface JobEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string;
+  /** The job's thread hit its heap limit. */
+  outOfMemory?: boolean;
+}
+
+interface Host {
+  child: ChildProcess;
+  /** The host listens for slots (it said "up"); false when it ended first. */
+  up: Promise<boolean>;
+  stderrTail: string;
 }
 
 interface Slot {
-  child: ChildProcess;
+  id: number;
+  host: Host;
   ready: Promise<boolean>;
+  markReady: (ok: boolean) => void;
+  started: boolean;
   jobs: number;
-  baselineRss: number | null;
+  baselineHeap: number | null;
   job: { spec: JobSpec; done: (end: JobEnd) => void; timer: NodeJS.Timeout } | null;
   stderrTail: string;
   retiring: boolean;
   /** Stopped for idleness: not replaced. */
   shrinking: boolean;
+  /**
+   * Why the pool ended the thread's job, as the signal that ended a one-shot runner for the same
+   * reason (a terminated thread itself exits with code 0 or 1): SIGKILL for a timeout, SIGTERM
+   * for a cancellation.
+   */
+  stoppedBy: NodeJS.Signals | null;
 }
 
 export class RunnerPool {
   private readonly o: RunnerPoolOptions;
-  private readonly slots = new Set<Slot>();
+  private readonly slots = new Map<number, Slot>();
+  private host: Host | null = null;
+  private nextSlot = 0;
   private closed = false;
   private idleTimer: NodeJS.Timeout | undefined;
 
@@ -86,79 +109,77 @@ export class RunnerPool {
 
   /**
    * Whether a slot is free for a job. Asked when a job waits, so a pool with no free slot and
-   * room to grow starts a process now (it takes the job as soon as it is warm).
+   * room to grow starts a thread now (it takes the job as soon as it is warm).
    */
   get idle(): boolean {
-    const free = () => [...this.slots].some((s) => s.job === null && !s.retiring);
-    // A retiring process holds its place until it has exited (its replacement follows then).
+    const free = () => [...this.slots.values()].some((s) => s.job === null && !s.retiring);
+    // A retiring thread holds its place until it has exited (its replacement follows then).
     if (!free() && !this.closed && this.slots.size < this.o.size) this.spawn();
     return free();
   }
 
   /**
-   * Runs a job on a free slot; `onEnd` is called once, when the job's process said it is
-   * done or died. Throws when no slot is free (callers check `idle`).
+   * Runs a job on a free slot; `onEnd` is called once, when the job's thread said it is done or
+   * ended. Throws when no slot is free (callers check `idle`).
    */
   run(spec: JobSpec, message: Omit<RunMessage, "type" | "spec">, onEnd: (end: JobEnd) => void): void {
-    const slot = [...this.slots].find((s) => s.job === null && !s.retiring);
+    const slot = [...this.slots.values()].find((s) => s.job === null && !s.retiring);
     if (!slot) throw new Error("no idle runner");
     slot.stderrTail = "";
     const timer = setTimeout(() => {
       slot.stderrTail += `\njob exceeded ${this.o.jobTimeoutMs} ms; runner stopped`;
-      slot.child.kill("SIGKILL");
+      this.stop(slot, "SIGKILL");
     }, this.o.jobTimeoutMs);
     timer.unref();
     slot.job = { spec, done: onEnd, timer };
     clearTimeout(this.idleTimer);
     void slot.ready.then((ok) => {
       if (ok && slot.job?.spec === spec)
-        slot.child.send({ type: "run", spec, ...message } satisfies RunMessage);
+        this.send(slot.host, { type: "run", slot: slot.id, spec, ...message });
     });
   }
 
-  /** Starts one process if there is none, so the next job finds it warm (or warming). */
+  /** Starts one thread (and the host) if there is none, so the next job finds it warm (or warming). */
   prewarm(): void {
     if (this.slots.size === 0 && !this.closed) {
       this.spawn();
-      // A warm process with no job still goes after the idle period.
+      // A warm thread with no job still goes after the idle period.
       this.scheduleShrink();
     }
   }
 
-  /** Ends a running job by stopping its process (cancellation, stalls). */
+  /** Ends a running job by terminating its thread (cancellation, stalls). */
   kill(jobId: string): void {
-    for (const s of this.slots) if (s.job?.spec.job_id === jobId) s.child.kill("SIGTERM");
+    for (const s of this.slots.values()) if (s.job?.spec.job_id === jobId) this.stop(s, "SIGTERM");
   }
 
-  /** Process ids of the pool (diagnostics, benchmarks). */
+  /** Process id of the runner host, when one runs (diagnostics, benchmarks). */
   pids(): number[] {
-    return [...this.slots].flatMap((s) => (s.child.pid === undefined ? [] : [s.child.pid]));
+    const pid = this.host?.child.pid;
+    return pid === undefined ? [] : [pid];
+  }
+
+  /** Slot ids of the live threads; a replaced thread's slot gets a new id (diagnostics, tests). */
+  threads(): number[] {
+    return [...this.slots.keys()];
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
-    await Promise.all(
-      [...this.slots].map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            if (s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => {
-              s.child.kill("SIGKILL");
-              resolve();
-            }, 5000);
-            s.child.once("exit", () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            s.child.kill("SIGTERM");
-          }),
-      ),
-    );
+    if (this.host) await this.endHost(this.host);
   }
 
-  private spawn(): void {
-    if (this.closed) return;
+  private send(host: Host, m: HostMessage): void {
+    if (host.child.connected) host.child.send(m);
+  }
+
+  private stop(slot: Slot, signal: NodeJS.Signals | null = null): void {
+    slot.stoppedBy ??= signal;
+    void slot.host.up.then((up) => up && this.send(slot.host, { type: "stop", slot: slot.id }));
+  }
+
+  private startHost(): Host {
     const child = fork(this.o.entry, [], {
       execPath: this.o.nodePath ?? process.execPath,
       execArgv: WARM_RUNNER_FLAGS,
@@ -166,69 +187,132 @@ export class RunnerPool {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
+    let markUp: (up: boolean) => void = () => {};
+    const host: Host = { child, up: new Promise<boolean>((r) => (markUp = r)), stderrTail: "" };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      // The last 4 KiB of the host's own output, for the failure detail when it dies.
+      host.stderrTail = (host.stderrTail + chunk.toString("utf8")).slice(-4096);
+    });
+    child.on("message", (m: WorkerMessage) => {
+      if (m.type === "up") return markUp(true);
+      const slot = this.slots.get(m.slot);
+      if (!slot || slot.host !== host) return;
+      if (m.type === "ready") {
+        slot.started = true;
+        slot.markReady(true);
+      } else if (m.type === "log") {
+        // The last 4 KiB of the current job, for the failure detail of a crashed thread.
+        slot.stderrTail = (slot.stderrTail + m.text).slice(-4096);
+      } else if (m.type === "done") this.jobDone(slot, m);
+      else this.slotGone(slot, { code: m.code, signal: null, outOfMemory: m.out_of_memory });
+    });
+    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.host !== host) return;
+      this.host = null;
+      markUp(false);
+      // Its threads went with it: their jobs fail, and the next job starts a fresh host.
+      for (const slot of [...this.slots.values()]) {
+        slot.shrinking = true;
+        slot.stderrTail += host.stderrTail;
+        this.slotGone(slot, { code, signal });
+      }
+      if (!this.closed) queueMicrotask(() => this.o.onIdle());
+    };
+    child.once("error", (err) => {
+      host.stderrTail += err.message;
+      gone(null, null);
+    });
+    child.once("exit", gone);
+    return host;
+  }
+
+  private spawn(): void {
+    if (this.closed) return;
+    this.host ??= this.startHost();
+    const host = this.host;
     let markReady: (ok: boolean) => void = () => {};
     const slot: Slot = {
-      child,
+      id: this.nextSlot++,
+      host,
       ready: new Promise<boolean>((resolve) => (markReady = resolve)),
+      markReady: (ok) => markReady(ok),
+      started: false,
       jobs: 0,
-      baselineRss: null,
+      baselineHeap: null,
       job: null,
       stderrTail: "",
       retiring: false,
       shrinking: false,
+      stoppedBy: null,
     };
-    this.slots.add(slot);
+    this.slots.set(slot.id, slot);
     queueMicrotask(() => this.o.onIdle());
-    child.stderr?.on("data", (chunk: Buffer) => {
-      // The last 4 KiB of the current job, for the failure detail of a crashed runner.
-      slot.stderrTail = (slot.stderrTail + chunk.toString("utf8")).slice(-4096);
-    });
-    child.on("message", (m: WorkerMessage) => {
-      if (m.type === "ready") return markReady(true);
-      const job = slot.job;
-      if (!job || job.spec.job_id !== m.job_id) return;
-      clearTimeout(job.timer);
-      slot.job = null;
-      slot.jobs++;
-      slot.baselineRss ??= m.rss;
-      if (slot.jobs >= this.o.maxJobs || m.rss > slot.baselineRss * this.o.rssGrowth) this.retire(slot);
-      job.done({ code: m.exit_code, signal: null, stderrTail: slot.stderrTail });
-      this.o.onIdle();
-      this.scheduleShrink();
-    });
-    let started = false;
-    void slot.ready.then((ok) => (started = ok));
-    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (!this.slots.has(slot)) return;
-      this.slots.delete(slot);
-      markReady(false);
-      const job = slot.job;
-      slot.job = null;
-      if (job) {
-        clearTimeout(job.timer);
-        job.done({ code, signal, stderrTail: slot.stderrTail });
-      }
-      // A recycled or crashed warm process is replaced at once (the next job finds it warm);
-      // one that never started is left to the next job's demand, so a broken installation does
-      // not spin, and one stopped for idleness stays stopped.
-      if (started && !slot.shrinking) this.spawn();
-      else if (!started && !this.closed) setTimeout(() => this.o.onIdle(), 1000).unref();
-      this.scheduleShrink();
-    };
-    child.once("error", (err) => {
-      slot.stderrTail += err.message;
-      gone(null, null);
-    });
-    child.once("exit", gone);
+    void host.up.then((up) => up && this.send(host, { type: "start", slot: slot.id }));
   }
 
-  /** After `idleMs` with no job on any process, every process exits. */
+  private jobDone(slot: Slot, m: Extract<WorkerMessage, { type: "done" }>): void {
+    const job = slot.job;
+    if (!job || job.spec.job_id !== m.job_id) return;
+    clearTimeout(job.timer);
+    slot.job = null;
+    slot.jobs++;
+    slot.baselineHeap ??= m.heap;
+    if (slot.jobs >= this.o.maxJobs || m.heap > slot.baselineHeap * this.o.heapGrowth) this.retire(slot);
+    job.done({ code: m.exit_code, signal: null, stderrTail: slot.stderrTail });
+    this.o.onIdle();
+    this.scheduleShrink();
+  }
+
+  private slotGone(slot: Slot, end: Omit<JobEnd, "stderrTail">): void {
+    if (this.slots.get(slot.id) !== slot) return;
+    this.slots.delete(slot.id);
+    slot.markReady(false);
+    const job = slot.job;
+    slot.job = null;
+    if (job) {
+      clearTimeout(job.timer);
+      const stopped = slot.stoppedBy ? { code: null, signal: slot.stoppedBy } : {};
+      job.done({ ...end, ...stopped, stderrTail: slot.stderrTail });
+    }
+    // A recycled or crashed warm thread is replaced at once (the next job finds it warm); one
+    // that never started is left to the next job's demand, so a broken installation does not
+    // spin, and one stopped for idleness stays stopped.
+    if (slot.started && !slot.shrinking) this.spawn();
+    else if (!slot.started && !this.closed) setTimeout(() => this.o.onIdle(), 1000).unref();
+    // A host without threads holds the model for nobody. It is let go at once, so a job that
+    // comes while it exits starts a fresh host instead of a thread on the one ending.
+    if (this.slots.size === 0 && this.host) {
+      const host = this.host;
+      this.host = null;
+      void this.endHost(host);
+    }
+    this.scheduleShrink();
+  }
+
+  /** Stops the host (its threads with it): SIGTERM, SIGKILL after 5 s. */
+  private endHost(host: Host): Promise<void> {
+    const { child } = host;
+    return new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve();
+      }, 5000);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+  }
+
+  /** After `idleMs` with no job on any thread, every thread exits, then the host. */
   private scheduleShrink(): void {
     clearTimeout(this.idleTimer);
-    if (this.o.idleMs === undefined || [...this.slots].some((s) => s.job !== null)) return;
+    if (this.o.idleMs === undefined || [...this.slots.values()].some((s) => s.job !== null)) return;
     this.idleTimer = setTimeout(() => {
-      if ([...this.slots].some((s) => s.job !== null)) return;
-      for (const slot of this.slots) {
+      if ([...this.slots.values()].some((s) => s.job !== null)) return;
+      for (const slot of this.slots.values()) {
         slot.shrinking = true;
         this.retire(slot);
       }
@@ -239,6 +323,6 @@ export class RunnerPool {
   private retire(slot: Slot): void {
     slot.retiring = true;
     // The replacement starts warming while this one exits.
-    slot.child.kill("SIGTERM");
+    this.stop(slot);
   }
 }

@@ -4,7 +4,7 @@
  * arrays are stored raw in the platform's byte order, little-endian on every supported target.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JobFailure } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
@@ -424,6 +424,22 @@ export interface LoadModelOptions {
   cacheDir?: string;
 }
 
+/** Options of `readModelFiles`. */
+export interface ReadModelFilesOptions extends LoadModelOptions {
+  /**
+   * Allocates the bytes of one file, which are read into them (e.g. a view of a
+   * SharedArrayBuffer, so threads share one copy); a plain Buffer of its own when omitted.
+   */
+  alloc?: (bytes: number) => Uint8Array;
+}
+
+/** The stored files a load reads from a version, each checked against the manifest's checksum. */
+export interface StoredModelFiles {
+  manifest: ModelManifest;
+  /** File name under `models/<version>/` → its bytes. */
+  files: Record<string, Uint8Array>;
+}
+
 const loaded = new WeakMap<ObjectStore, Map<string, Promise<Model>>>();
 
 /**
@@ -439,7 +455,7 @@ export function loadModel(
   if (!byVersion) loaded.set(store, (byVersion = new Map()));
   let promise = byVersion.get(version);
   if (!promise) {
-    promise = readModel(store, version, options);
+    promise = readModelFiles(store, version, options).then(assembleModel);
     byVersion.set(version, promise);
     // A failed load is not remembered, so a later job can retry (e.g. after a storage fault).
     promise.catch(() => byVersion.delete(version));
@@ -447,7 +463,15 @@ export function loadModel(
   return promise;
 }
 
-async function readModel(store: ObjectStore, version: string, options: LoadModelOptions): Promise<Model> {
+/**
+ * Reads the files a Model is assembled from (`assembleModel`), each checked against the
+ * manifest. Throws JobFailure('unknown_model_version') when the version has no manifest.
+ */
+export async function readModelFiles(
+  store: ObjectStore,
+  version: string,
+  options: ReadModelFilesOptions = {},
+): Promise<StoredModelFiles> {
   const manifest = await readManifest(store, version);
   if (!manifest) {
     throw new JobFailure(
@@ -456,29 +480,53 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
       `no ${MANIFEST_FILE} under ${prefixOf(version)}`,
     );
   }
-  const read = async (name: string): Promise<Buffer> => {
+  const alloc = options.alloc;
+  const read = async (name: string): Promise<Uint8Array> => {
     const expected = manifest.files[name];
     if (!expected) throw new ModelIntegrityError(`model ${version}: manifest lists no file ${name}`);
-    if (options.cacheDir) return readThroughCache(store, version, name, expected.sha256, options.cacheDir);
-    const buf = await store.get(prefixOf(version) + name);
-    if (sha256(buf) !== expected.sha256)
+    if (options.cacheDir)
+      return readThroughCache(store, version, name, expected.sha256, options.cacheDir, alloc);
+    const got = await store.get(prefixOf(version) + name);
+    if (sha256(got) !== expected.sha256)
       throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
-    return buf;
+    return alloc ? copyInto(got, alloc) : got;
   };
-  const hgnc = (name: string): Promise<Buffer> => read(`hgnc/${name}`);
-  const [geneSymbols, aliasToSymbol, ensemblToSymbol] = await Promise.all([
-    hgnc(HGNC_FILES.geneSymbols),
-    hgnc(HGNC_FILES.aliasToSymbol),
-    hgnc(HGNC_FILES.ensemblToSymbol),
-  ]);
-  const ids = JSON.parse((await read(BUNDLE.ids)).toString("utf8")) as {
-    node_ids: string[];
-    source_proteins: number[];
+  const names = [
+    ...Object.values(HGNC_FILES).map((n) => `hgnc/${n}`),
+    ...Object.values(BUNDLE),
+    ...storedLayerFiles(manifest),
+  ];
+  const files: Record<string, Uint8Array> = {};
+  // One at a time: the large arrays are read whole, and the peak stays one file above the result.
+  for (const name of names) files[name] = await read(name);
+  // The libraries themselves are read against their checksums (a few ms) even when their
+  // resolved form is what the load uses, so a tampered source file is refused either way.
+  if (manifest.files[RESOLVED_LAYERS_FILE])
+    await Promise.all((manifest.layers ?? []).map((l) => read(`layers/${l.file}`)));
+  return { manifest, files };
+}
+
+/** The layer files a load keeps: the resolved sets when stored, else the GMT files to parse. */
+function storedLayerFiles(manifest: ModelManifest): string[] {
+  const layers = manifest.layers ?? [];
+  if (layers.length === 0) return [];
+  if (manifest.files[RESOLVED_LAYERS_FILE]) return [RESOLVED_LAYERS_FILE];
+  return layers.map((l) => `layers/${l.file}`);
+}
+
+/**
+ * A Model around a version's checked files. The typed arrays are views of the files' bytes (no
+ * copy), so a Model assembled on shared buffers shares them.
+ */
+export function assembleModel({ manifest, files }: StoredModelFiles): Model {
+  const file = (name: string): Uint8Array => {
+    const bytes = files[name];
+    if (!bytes) throw new ModelIntegrityError(`model ${manifest.version}: ${name} was not read`);
+    return bytes;
   };
-  const ev = JSON.parse((await read(BUNDLE.edgeEvidence)).toString("utf8")) as {
-    resource: string[];
-    evidence: string[];
-  };
+  const json = <T>(name: string): T => JSON.parse(viewOf(file(name)).toString("utf8")) as T;
+  const ids = json<{ node_ids: string[]; source_proteins: number[] }>(BUNDLE.ids);
+  const ev = json<{ resource: string[]; evidence: string[] }>(BUNDLE.edgeEvidence);
   const nodeIds = ids.node_ids;
   const n = nodeIds.length;
   const { isRna, layerIndex, proteins, rnas } = nodeLayers(nodeIds);
@@ -491,25 +539,29 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
     p: {
       nRows: n,
       nCols: n,
-      indptr: typed(Int32Array, await read(BUNDLE.pIndptr)),
-      indices: typed(Int32Array, await read(BUNDLE.pIndices)),
-      data: typed(Float64Array, await read(BUNDLE.pData)),
+      indptr: typed(Int32Array, file(BUNDLE.pIndptr)),
+      indices: typed(Int32Array, file(BUNDLE.pIndices)),
+      data: typed(Float64Array, file(BUNDLE.pData)),
     },
-    sign: typed(Int8Array, await read(BUNDLE.pSign)),
-    edgeType: typed(Uint8Array, await read(BUNDLE.pEdgeType)),
+    sign: typed(Int8Array, file(BUNDLE.pSign)),
+    edgeType: typed(Uint8Array, file(BUNDLE.pEdgeType)),
     resource: ev.resource,
     evidence: ev.evidence,
   };
-  const symbols = SymbolTable.fromBuffers({ geneSymbols, aliasToSymbol, ensemblToSymbol });
-  const layers = await readStoredLayers(manifest, read, symbols);
+  const hgnc = (name: string): Buffer => viewOf(file(`hgnc/${name}`));
+  const symbols = SymbolTable.fromBuffers({
+    geneSymbols: hgnc(HGNC_FILES.geneSymbols),
+    aliasToSymbol: hgnc(HGNC_FILES.aliasToSymbol),
+    ensemblToSymbol: hgnc(HGNC_FILES.ensemblToSymbol),
+  });
   return new Model({
     manifest,
     symbols,
-    layers,
+    layers: storedLayers(manifest, file, symbols),
     graph,
     sourceProteins: Int32Array.from(ids.source_proteins),
-    influence: typed(Float32Array, await read(BUNDLE.influence)),
-    baseline: typed(Float64Array, await read(BUNDLE.baseline)),
+    influence: typed(Float32Array, file(BUNDLE.influence)),
+    baseline: typed(Float64Array, file(BUNDLE.baseline)),
   });
 }
 
@@ -517,18 +569,15 @@ async function readModel(store: ObjectStore, version: string, options: LoadModel
  * A version's evidence layers: decoded from the resolved form stored at import, or parsed from
  * the GMT files for a version imported before that form existed (same sets either way).
  */
-async function readStoredLayers(
+function storedLayers(
   manifest: ModelManifest,
-  read: (name: string) => Promise<Buffer>,
+  file: (name: string) => Uint8Array,
   symbols: SymbolTable,
-): Promise<EvidenceLayer[]> {
+): EvidenceLayer[] {
   const layers = manifest.layers ?? [];
   if (layers.length === 0) return [];
   if (manifest.files[RESOLVED_LAYERS_FILE]) {
-    // The libraries themselves are still read against their checksums (a few ms), so a tampered
-    // source file is refused whichever form the sets come from.
-    await Promise.all(layers.map((l) => read(`layers/${l.file}`)));
-    const decoded = decodeResolvedLayers(await read(RESOLVED_LAYERS_FILE));
+    const decoded = decodeResolvedLayers(file(RESOLVED_LAYERS_FILE));
     const same =
       decoded.length === layers.length &&
       decoded.every((d, i) => d.name === layers[i]!.name && d.kind === layers[i]!.kind);
@@ -536,24 +585,33 @@ async function readStoredLayers(
       throw new ModelIntegrityError(`model ${manifest.version}: ${RESOLVED_LAYERS_FILE} names other layers`);
     return decoded;
   }
-  return Promise.all(
-    layers.map(async (l) => parseGmt(await read(`layers/${l.file}`), l.name, l.kind, symbols)),
-  );
+  return layers.map((l) => parseGmt(file(`layers/${l.file}`), l.name, l.kind, symbols));
+}
+
+/** A Buffer over the same bytes (no copy; works for SharedArrayBuffer-backed views too). */
+const viewOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+function copyInto(bytes: Uint8Array, alloc: (bytes: number) => Uint8Array): Uint8Array {
+  const out = alloc(bytes.byteLength);
+  out.set(bytes);
+  return out;
 }
 
 type TypedCtor<T> = { new (length: number): T; BYTES_PER_ELEMENT: number };
 
-type ViewCtor<T> = TypedCtor<T> & { new (buffer: ArrayBuffer, byteOffset: number, length: number): T };
+type ViewCtor<T> = TypedCtor<T> & {
+  new (buffer: ArrayBuffer | SharedArrayBuffer, byteOffset: number, length: number): T;
+};
 
 /**
  * The raw bytes as a typed array: a view of the buffer when the buffer owns its whole
  * ArrayBuffer (as a file read does), else an aligned copy. The view halves the peak memory of
  * a load (the influence matrix alone is over 100 MB) and skips a copy.
  */
-function typed<T extends ArrayBufferView>(ctor: ViewCtor<T>, buf: Buffer): T {
+function typed<T extends ArrayBufferView>(ctor: ViewCtor<T>, buf: Uint8Array): T {
   if (buf.length % ctor.BYTES_PER_ELEMENT !== 0)
     throw new ModelIntegrityError("bundle array has a partial element");
-  if (buf.byteOffset === 0 && buf.buffer instanceof ArrayBuffer && buf.byteLength === buf.buffer.byteLength)
+  if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength)
     return new ctor(buf.buffer, 0, buf.length / ctor.BYTES_PER_ELEMENT);
   const out = new ctor(buf.length / ctor.BYTES_PER_ELEMENT);
   new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(buf);
@@ -567,10 +625,12 @@ async function readThroughCache(
   name: string,
   sha: string,
   cacheDir: string,
-): Promise<Buffer> {
+  alloc: ((bytes: number) => Uint8Array) | undefined,
+): Promise<Uint8Array> {
   const path = join(cacheDir, "models", version, name);
+  const readLocal = (p: string): Promise<Uint8Array> => (alloc ? readFileInto(p, alloc) : readFile(p));
   try {
-    const local = await readFile(path);
+    const local = await readLocal(path);
     if (sha256(local) === sha) return local;
   } catch {
     // Not cached yet.
@@ -579,12 +639,30 @@ async function readThroughCache(
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     await store.getToFile(prefixOf(version) + name, tmp);
-    const fetched = await readFile(tmp);
+    const fetched = await readLocal(tmp);
     if (sha256(fetched) !== sha)
       throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
     await rename(tmp, path);
     return fetched;
   } finally {
     await rm(tmp, { force: true });
+  }
+}
+
+/** A whole file read straight into bytes from `alloc` (no intermediate copy of a large array). */
+async function readFileInto(path: string, alloc: (bytes: number) => Uint8Array): Promise<Uint8Array> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    const out = alloc(size);
+    let offset = 0;
+    while (offset < size) {
+      const { bytesRead } = await handle.read(out, offset, size - offset, offset);
+      if (bytesRead === 0) throw new ModelIntegrityError(`${basename(path)} shrank while it was read`);
+      offset += bytesRead;
+    }
+    return out;
+  } finally {
+    await handle.close();
   }
 }
