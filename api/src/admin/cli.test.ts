@@ -94,7 +94,8 @@ describe("admin CLI (embedded)", () => {
     beforeAll(async () => {
       server = spawn(process.execPath, ["api/src/main.ts"], {
         cwd: REPO_ROOT,
-        env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        // A free metrics port: another server on this machine may hold the default 9464.
+        env: { CAUSEWAY_METRICS_PORT: "0", ...env, PORT: String(port), HOST: "127.0.0.1" },
         stdio: "ignore",
       });
       await waitFor("the server to start", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
