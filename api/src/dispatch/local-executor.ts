@@ -11,6 +11,7 @@ import { PRELOAD_MODEL_ENV } from "@causeway/contract";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
 import { FairQueue } from "./fair-queue.ts";
 import { RunnerPool, type RunnerPoolOptions } from "./runner-pool.ts";
+import { stopChild } from "./stop-child.ts";
 
 export interface LocalExecutorOptions {
   concurrency: number;
@@ -129,24 +130,7 @@ export class LocalExecutor implements Dispatcher {
     this.closed = true;
     this.queue.clear();
     await this.pool?.close();
-    const children = [...this.running.values()];
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => {
-              child.kill("SIGKILL");
-              resolve();
-            }, 5000);
-            child.once("exit", () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          }),
-      ),
-    );
+    await Promise.all([...this.running.values()].map((child) => stopChild(child)));
   }
 
   private pump(): void {

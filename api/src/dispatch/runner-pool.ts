@@ -17,6 +17,7 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import type { HostMessage, JobSpec, RunMessage, WorkerMessage } from "@causeway/contract";
+import { stopChild } from "./stop-child.ts";
 
 /**
  * V8 heap settings of the runner host process. A job allocates most of its garbage in short
@@ -291,19 +292,7 @@ export class RunnerPool {
 
   /** Stops the host (its threads with it): SIGTERM, SIGKILL after 5 s. */
   private endHost(host: Host): Promise<void> {
-    const { child } = host;
-    return new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve();
-      }, 5000);
-      child.once("exit", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill("SIGTERM");
-    });
+    return stopChild(host.child);
   }
 
   /** After `idleMs` with no job on any thread, every thread exits, then the host. */

@@ -5,9 +5,9 @@ import { Worker } from "node:worker_threads";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
-import { scoreTargets, type ScoreTargetsInput } from "../scoring/index.ts";
+import { scoreTargets } from "../scoring/index.ts";
 import { FsObjectStore } from "../storage/index.ts";
-import { TOY_NETWORK } from "../../test/fixtures/model/toy.ts";
+import { TOY_NETWORK, toyScoreInput } from "../../test/fixtures/model/toy.ts";
 import { assembleModel, importModel, loadModel } from "./model-store.ts";
 import type { Model } from "./model.ts";
 import { SharedBundles } from "./shared-bundle.ts";
@@ -31,24 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const scored = (model: Model) => {
-  const input: ScoreTargetsInput = {
-    model,
-    universe: ["x", "y", "z"],
-    degs: ["x"],
-    degSignificanceFold: 1,
-    minMeanExpression: 0.1,
-    meanCp10kControl: new Map([
-      ["A", 0.5],
-      ["B", 0.01],
-    ]),
-    isDegSymbols: new Set(["x", "B"]),
-    nRandomizations: 20,
-    seedSource: "toy/",
-    jobType: "target_validation",
-  };
-  return scoreTargets(input);
-};
+const scored = (model: Model) => scoreTargets(toyScoreInput(model, 20));
 
 describe("shared model bundles", () => {
   it("a Model assembled on shared buffers scores exactly like one loaded plainly", async () => {

@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
-import { toyModel } from "../../test/fixtures/model/toy.ts";
-import { scoreTargets, type ScoreTargetsInput } from "./score-targets.ts";
+import { toyModel, toyScoreInput } from "../../test/fixtures/model/toy.ts";
+import { scoreTargets } from "./score-targets.ts";
 
 describe("target_id on the toy network (model.md §17.2)", async () => {
   const model = await toyModel();
-  const base: ScoreTargetsInput = {
-    model,
-    universe: ["x", "y", "z"],
-    degs: ["x"],
-    degSignificanceFold: 1,
-    minMeanExpression: 0.1,
-    meanCp10kControl: new Map([
-      ["A", 0.5],
-      ["B", 0.01],
-    ]),
-    isDegSymbols: new Set(["x", "B"]),
-    nRandomizations: 0,
-    seedSource: "toy/",
-    jobType: "target_validation",
-  };
+  const base = toyScoreInput(model);
   const res = scoreTargets(base);
   const byId = Object.fromEntries(res.rows.map((r) => [r.id.split("|")[0]!, r]));
 
