@@ -98,9 +98,15 @@ describe("admin CLI (embedded)", () => {
         env: { CAUSEWAY_METRICS_PORT: "0", ...env, PORT: String(port), HOST: "127.0.0.1" },
         stdio: "ignore",
       });
-      await waitFor("the server to start", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
-        timeoutMs: 120_000,
-      });
+      // /readyz, not /health: the server listens before its database (and the socket the CLI
+      // finds it by) is up, so /health alone let a loaded machine run the CLI too early.
+      await waitFor(
+        "the server's database",
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+        {
+          timeoutMs: 120_000,
+        },
+      );
     }, 180_000);
     afterAll(async () => {
       server.kill("SIGTERM");
