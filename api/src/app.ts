@@ -10,6 +10,7 @@ import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod
 import type { AppContext } from "./context.ts";
 import { requireApiKey } from "./plugins/auth.ts";
 import { registerEdgeLimit } from "./plugins/edge-limit.ts";
+import { registerIdleGc } from "./plugins/idle-gc.ts";
 import { registerErrorHandler } from "./plugins/errors.ts";
 import { frameworkErrorHandler } from "./plugins/framework-errors.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
@@ -103,6 +104,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerObservability(app, ctx);
   registerErrorHandler(app);
   registerEdgeLimit(app, ctx);
+  registerIdleGc(app);
   registerSecurityHeaders(app, artifactOrigins(config));
   registerTextGuard(app);
   await app.register(multipart, { throwFileSizeLimit: true });

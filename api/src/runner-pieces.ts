@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import type { ObjectStore } from "@causeway/runner/storage";
 
-import type * as AnnDataModule from "@causeway/runner/anndata";
+import type * as UploadModule from "@causeway/runner/anndata/upload";
 import type * as CausalModule from "@causeway/runner/causal";
 import type * as GraphModule from "@causeway/runner/graph";
 import type * as LibrariesModule from "@causeway/runner/libraries";
@@ -45,6 +45,8 @@ export interface GeneLookupPiece {
 export interface RunnerPieces {
   /** Throws an error named "UploadRejected" with `code` and a user-facing `message` on refusal. */
   validateUpload(path: string, options: { maxObs: number | null }): Promise<UploadSummary>;
+  /** Starts the validator while an upload is received (it takes ~0.3 s to load after an idle period). */
+  prepareUploadValidator(): void;
   importModel(options: {
     networkPath: string;
     hgncDir: string;
@@ -86,13 +88,18 @@ export function isInvalidGraphInputs(err: unknown): boolean {
   return err instanceof Error && err.name === "InvalidGraphInputs";
 }
 
-let anndata: Promise<typeof AnnDataModule> | undefined;
-const loadAnnData = () => (anndata ??= import("@causeway/runner/anndata"));
+// Only the validator's front: h5wasm (~30 MB resident with its wasm heap) loads in the
+// validator's worker threads, never in the API's own isolate.
+let anndata: Promise<typeof UploadModule> | undefined;
+const loadAnnData = () => (anndata ??= import("@causeway/runner/anndata/upload"));
 
 /** The real pieces from runner/src, loaded on first use. */
 export const runnerPieces: RunnerPieces = {
   async validateUpload(path, options) {
     return (await loadAnnData()).validateUpload(path, options);
+  },
+  prepareUploadValidator() {
+    void loadAnnData().then((m) => m.prepareUploadValidator());
   },
   async importModel(options) {
     const m: typeof ModelModule = await import("@causeway/runner/model");

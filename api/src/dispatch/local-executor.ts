@@ -57,7 +57,18 @@ function attemptNumber(label: string | null | undefined): number {
 }
 
 // Environment passed through from the API process: no secrets, no database or Redis URLs.
-const PASSTHROUGH = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "CAUSEWAY_CACHE_DIR", "NODE_OPTIONS"];
+/** NODE_COMPILE_CACHE: runners read the server's type-stripped sources (startup/warm-compile-cache.ts). */
+const PASSTHROUGH = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "CAUSEWAY_CACHE_DIR",
+  "NODE_OPTIONS",
+  "NODE_COMPILE_CACHE",
+];
 
 interface Queued {
   spec: JobSpec;

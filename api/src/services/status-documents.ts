@@ -63,6 +63,13 @@ const Meta = z.object({
 
 const BODY_MARK = Buffer.from(',"body":');
 
+/**
+ * A body not read for this long leaves memory (at the next sweep, every half of it): clients poll
+ * a job while it runs and just after it completes, then rarely; a later read loads the stored
+ * copy again (milliseconds). An idle server otherwise kept its last bodies, ~35 MB for one Kang job.
+ */
+export const BODY_IDLE_MS = 30_000;
+
 export interface StatusDocumentsDeps {
   store: ObjectStore;
   db: Queryable;
@@ -74,11 +81,7 @@ export interface StatusDocumentsDeps {
    * also hold a copy with its links and a gzipped copy, so memory use is up to about twice this.
    */
   cacheBytes?: number;
-  /**
-   * A body not read for this long leaves memory (default 30 s): clients poll a job while it
-   * runs and just after it completes, then rarely; a later read loads the stored copy again
-   * (milliseconds). An idle server otherwise kept its last bodies, ~35 MB for one Kang job.
-   */
+  /** A body not read for this long leaves memory (default BODY_IDLE_MS). */
   idleMs?: number;
 }
 
@@ -385,7 +388,7 @@ export class StatusDocuments {
   /** Drops the bodies not used for `idleMs`, then looks again while any are left. */
   private scheduleSweep(): void {
     if (this.sweepTimer !== undefined || this.cache.size === 0) return;
-    const idleMs = this.deps.idleMs ?? 30_000;
+    const idleMs = this.deps.idleMs ?? BODY_IDLE_MS;
     this.sweepTimer = setTimeout(() => {
       this.sweepTimer = undefined;
       const now = performance.now();

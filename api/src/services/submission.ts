@@ -172,6 +172,7 @@ async function receiveAndValidate(
 ): Promise<Received> {
   input.trace.startPhase("prediction.validate");
   prewarmRunners(ctx.dispatcher);
+  ctx.runner.prepareUploadValidator();
   const dir = await holds.tempDir();
   const upload = await input.receive(dir);
   recordUpload(Object.values(upload.files));

@@ -52,6 +52,11 @@ export class FakeRunner implements RunnerPieces {
       throw Object.assign(new Error(this.reject.message), { name: "UploadRejected", code: this.reject.code });
     return { nObs: 10, nVars: 20 };
   }
+  /** Calls of prepareUploadValidator (submissions start the validator as their upload begins). */
+  prepared = 0;
+  prepareUploadValidator(): void {
+    this.prepared++;
+  }
   async importModel(): Promise<unknown> {
     return { version: "v1" };
   }

@@ -3,6 +3,7 @@ export {
   validateUpload,
   closeUploadValidator,
   warmUpUploadValidator,
+  prepareUploadValidator,
   UploadRejected,
   type UploadCheck,
   type ValidateOptions,

@@ -94,6 +94,14 @@ class ValidatorWorker {
     });
   }
 
+  /** Starts the worker (not the spares) ahead of a check, e.g. while the upload is received. */
+  prepare(): void {
+    this.closed = false;
+    if (this.current || this.queue.length > 0) return;
+    this.startActive();
+    this.endWhenIdle();
+  }
+
   async warmUp(): Promise<void> {
     this.closed = false;
     this.ensureActive();
@@ -147,6 +155,19 @@ class ValidatorWorker {
     return this.active;
   }
 
+  /**
+   * The active worker, with the spares started once it is ready: three workers loading h5wasm at
+   * once on two cores made the first file after an idle period wait 0.48 s instead of 0.29 s.
+   */
+  private startActive(): Slot {
+    const slot = this.ensureActive();
+    slot.ready.then(
+      () => this.ensureSpares(),
+      () => undefined,
+    );
+    return slot;
+  }
+
   private ensureSpares(): void {
     while (!this.closed && this.spares.length < SPARES) this.spares.push(this.spawn());
   }
@@ -154,8 +175,7 @@ class ValidatorWorker {
   private pump(): void {
     if (this.current || this.queue.length === 0) return;
     const job = this.queue.shift()!;
-    const slot = this.ensureActive();
-    this.ensureSpares();
+    const slot = this.startActive();
     slot.worker.ref();
     const timer = setTimeout(() => {
       this.retire(slot.worker);
@@ -211,12 +231,17 @@ class ValidatorWorker {
     else job.resolve(check!);
     if (this.active && this.queue.length === 0) this.active.worker.unref();
     this.pump();
-    if (!this.current && this.queue.length === 0) {
-      this.idleTimer = setTimeout(() => {
-        if (!this.current && this.queue.length === 0) void this.close();
-      }, IDLE_MS);
-      this.idleTimer.unref();
-    }
+    this.endWhenIdle();
+  }
+
+  /** The workers go after IDLE_MS with nothing to check. */
+  private endWhenIdle(): void {
+    if (this.current || this.queue.length > 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (!this.current && this.queue.length === 0) void this.close();
+    }, IDLE_MS);
+    this.idleTimer.unref();
   }
 
   /** Detaches `worker` (a spare takes over, a new spare starts) and terminates it. */
@@ -240,6 +265,14 @@ const shared = new ValidatorWorker();
  */
 export function validateUpload(path: string, options: ValidateOptions): Promise<UploadCheck> {
   return shared.check(path, options.maxObs);
+}
+
+/**
+ * Starts the validator's worker now, so that it loads h5wasm while an upload is still being
+ * received; it goes again after the idle period if no check follows.
+ */
+export function prepareUploadValidator(): void {
+  shared.prepare();
 }
 
 /**

@@ -31,6 +31,17 @@ describe("resolved evidence layers", () => {
     expect(setsAsSymbols(decodeResolvedLayers(shifted)[1]!)).toEqual(setsAsSymbols(parsed[1]!));
   });
 
+  it("reads the words of an aligned shared copy in place, so a host's threads share them", () => {
+    const bytes = encodeResolvedLayers(parsed.slice(0, 2));
+    const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+    shared.set(bytes);
+    const decoded = decodeResolvedLayers(shared);
+    const sets = [...decoded[1]!.sets.values()].flat();
+    expect(sets.length).toBeGreaterThan(0);
+    for (const set of sets) expect(set.buffer).toBe(shared.buffer);
+    expect(setsAsSymbols(decoded[1]!)).toEqual(setsAsSymbols(parsed[1]!));
+  });
+
   it("refuses a truncated or corrupted file", () => {
     const bytes = encodeResolvedLayers(parsed.slice(0, 1));
     expect(() => decodeResolvedLayers(bytes.subarray(0, bytes.length - 4))).toThrow(ResolvedLayersError);

@@ -62,6 +62,20 @@ export function encodeResolvedLayers(layers: readonly EvidenceLayer[]): Buffer {
   return out;
 }
 
+/**
+ * The file's int32 words from byte `offset`: a view when they are aligned (a whole-file buffer,
+ * or a runner host's shared copy, which its threads then share instead of each copying 15 MB),
+ * else an aligned copy (the bytes may start anywhere in a pooled ArrayBuffer).
+ */
+function wordsOf(buf: Uint8Array, offset: number): Int32Array {
+  const start = buf.byteOffset + offset;
+  const count = (buf.byteLength - offset) / 4;
+  if (start % 4 === 0) return new Int32Array(buf.buffer, start, count);
+  const words = new Int32Array(count);
+  new Uint8Array(words.buffer).set(buf.subarray(offset));
+  return words;
+}
+
 export function decodeResolvedLayers(buf: Uint8Array): EvidenceLayer[] {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   if (bytes.length < 4) throw new ResolvedLayersError("resolved layers: truncated header");
@@ -70,9 +84,7 @@ export function decodeResolvedLayers(buf: Uint8Array): EvidenceLayer[] {
   if (padded > bytes.length || (bytes.length - padded) % 4 !== 0)
     throw new ResolvedLayersError("resolved layers: truncated");
   const header = Header.parse(JSON.parse(bytes.subarray(4, 4 + headerLength).toString("utf8")));
-  // An aligned copy: the file's buffer may start anywhere in a pooled ArrayBuffer.
-  const words = new Int32Array((bytes.length - padded) / 4);
-  new Uint8Array(words.buffer).set(bytes.subarray(padded));
+  const words = wordsOf(buf, padded);
   const { genes } = header;
   let at = 0;
   const next = (): number => {

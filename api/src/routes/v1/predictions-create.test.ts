@@ -103,6 +103,7 @@ describe("POST /v1/predictions success", () => {
       expect(JSON.parse((await t.store.get(spec.inputs.degs_key)).toString())).toEqual(["IRF1", "GBP1"]);
     }
     expect(t.runner.validated.slice(-2).map((v) => v.maxObs)).toEqual([1000, 1000]);
+    expect(t.runner.prepared).toBeGreaterThan(0);
     const status = await t.app.inject({
       url: `/v1/predictions/${body.prediction_id}`,
       headers: { "x-api-key": a.key },
