@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADDRESS_FILE, findRunningServer, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded.ts";
+import { EMBEDDED_PG_SETTINGS } from "./embedded-settings.ts";
 
 let dir: string;
 let db: EmbeddedPostgres;
@@ -67,7 +68,7 @@ describe("the embedded database's settings", () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ shared_buffers: string }>("SHOW shared_buffers");
-      expect(rows[0]!.shared_buffers).toBe("16MB");
+      expect(rows[0]!.shared_buffers).toBe(EMBEDDED_PG_SETTINGS.shared_buffers);
     } finally {
       await client.end();
     }

@@ -2,8 +2,9 @@
  * One read-only copy of each model version for all the threads of a runner host
  * (runner/src/jobs/pool-host.ts). The host reads a version's checked files once into
  * SharedArrayBuffers; a thread asks for them by message and assembles its own Model around them
- * (its JS parts: symbol table, evidence layers, index maps), so the influence matrix, the
- * baseline and P exist once per host however many threads run jobs. Node has no mmap; a
+ * (its JS parts: symbol table, the layers' gene dictionaries, index maps), so the influence
+ * matrix, the baseline, P and the evidence layers' sets (views of the shared resolved file)
+ * exist once per host however many threads run jobs. Node has no mmap; a
  * SharedArrayBuffer posted to a worker thread is shared, not copied.
  */
 import type { MessagePort, Worker } from "node:worker_threads";

@@ -22,7 +22,8 @@
  * carry the figures this suite measured before the footprint work (FIRST_START_BEFORE).
  * CAUSEWAY_BENCH_IDLE_SECONDS (default 60) sets the wait before the memory reading;
  * CAUSEWAY_BENCH_PORT fixes the server's port (default: a free one); CAUSEWAY_RUNNER_POOL_IDLE_SECONDS,
- * when set, is passed to the server (e.g. 600 keeps the warm runner through the idle wait).
+ * when set, is passed to the server (its default, 300 s, keeps the warm runner through the idle
+ * wait; 30, say, measures the API alone and a second job that starts the runner host again).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
