@@ -11,7 +11,7 @@ import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { Account } from "../db/accounts.ts";
 import type { ResultFileMap } from "../db/jobs.ts";
-import { PreparedPreviews, renderStatusBody, type RenderInput, type Rendered } from "./status-body-render.ts";
+import type { RenderInput, Rendered } from "./status-body-render.ts";
 
 export type { StatusSizes } from "./status-body-render.ts";
 
@@ -28,6 +28,16 @@ export type RenderRequest =
 
 export type RenderResponse = (Rendered & { id: number }) | { id: number; ok: true; prepared: boolean };
 
+// Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,
+// setpriority(0) applies to the calling thread only: this worker, not the API's event loop.
+// Before the renderer's modules load (a dynamic import): loading them takes ~0.2 s of CPU, which
+// a worker started as a job writes its scores took from that job on a two-core machine.
+try {
+  setPriority(19);
+} catch {
+  // Not permitted here: run at normal priority.
+}
+const { PreparedPreviews, renderStatusBody } = await import("./status-body-render.ts");
 const prepared = new PreparedPreviews();
 
 async function handle(req: RenderRequest): Promise<RenderResponse> {
@@ -36,14 +46,6 @@ async function handle(req: RenderRequest): Promise<RenderResponse> {
     return { id: req.id, ok: true, prepared: ok };
   }
   return { ...(await renderStatusBody(req, prepared.take(req))), id: req.id };
-}
-
-// Rendering is never urgent next to the jobs and requests sharing the machine's cores. On Linux,
-// setpriority(0) applies to the calling thread only: this worker, not the API's event loop.
-try {
-  setPriority(19);
-} catch {
-  // Not permitted here: run at normal priority.
 }
 
 parentPort?.on("message", (req: RenderRequest) => {

@@ -24,11 +24,15 @@ export interface ValidateOptions {
 const RECYCLE_AFTER = 32;
 /**
  * The workers go after this long without an upload (each holds an isolate and h5wasm's heap,
- * ~55 MB; with its spares ~165 MB of an idle server): the next upload starts one again
- * (about half a second).
+ * ~55 MB): the next upload starts one again (about a third of a second).
  */
 const IDLE_MS = 30_000;
-/** Warm workers kept ready: two cover a burst of two faulting files while a third loads. */
+/**
+ * Warm workers kept ready once a worker has been retired (a file made h5wasm fail, or it reached
+ * RECYCLE_AFTER): two cover a burst of two faulting files while a third loads. Not before: well-formed
+ * uploads never need them, and three workers loading h5wasm at once on two cores made the first
+ * check after an idle period wait 0.48 s instead of 0.29 s, then slowed the job it was for.
+ */
 const SPARES = 2;
 const TIMEOUT_MS = 10_000;
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
@@ -72,8 +76,9 @@ interface Slot {
 }
 
 /**
- * One active worker that checks files one at a time, plus warm spares that replace it the
- * moment it is retired (a fresh worker needs 0.5–1.5 s to load h5wasm, more on a busy machine).
+ * One active worker that checks files one at a time, plus, after a first retirement, warm spares
+ * that replace it the moment it is retired again (a fresh worker needs 0.3–1.5 s to load h5wasm,
+ * more on a busy machine).
  */
 class ValidatorWorker {
   private active: Slot | null = null;
@@ -98,7 +103,7 @@ class ValidatorWorker {
   prepare(): void {
     this.closed = false;
     if (this.current || this.queue.length > 0) return;
-    this.startActive();
+    this.ensureActive();
     this.endWhenIdle();
   }
 
@@ -155,19 +160,6 @@ class ValidatorWorker {
     return this.active;
   }
 
-  /**
-   * The active worker, with the spares started once it is ready: three workers loading h5wasm at
-   * once on two cores made the first file after an idle period wait 0.48 s instead of 0.29 s.
-   */
-  private startActive(): Slot {
-    const slot = this.ensureActive();
-    slot.ready.then(
-      () => this.ensureSpares(),
-      () => undefined,
-    );
-    return slot;
-  }
-
   private ensureSpares(): void {
     while (!this.closed && this.spares.length < SPARES) this.spares.push(this.spawn());
   }
@@ -175,7 +167,7 @@ class ValidatorWorker {
   private pump(): void {
     if (this.current || this.queue.length === 0) return;
     const job = this.queue.shift()!;
-    const slot = this.startActive();
+    const slot = this.ensureActive();
     slot.worker.ref();
     const timer = setTimeout(() => {
       this.retire(slot.worker);
