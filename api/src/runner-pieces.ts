@@ -90,16 +90,20 @@ export function isInvalidGraphInputs(err: unknown): boolean {
 
 // Only the validator's front: h5wasm (~30 MB resident with its wasm heap) loads in the
 // validator's worker threads, never in the API's own isolate.
-let anndata: Promise<typeof UploadModule> | undefined;
-const loadAnnData = () => (anndata ??= import("@causeway/runner/anndata/upload"));
+let upload: Promise<typeof UploadModule> | undefined;
+const loadUploadValidator = () => (upload ??= import("@causeway/runner/anndata/upload"));
 
 /** The real pieces from runner/src, loaded on first use. */
 export const runnerPieces: RunnerPieces = {
   async validateUpload(path, options) {
-    return (await loadAnnData()).validateUpload(path, options);
+    return (await loadUploadValidator()).validateUpload(path, options);
   },
   prepareUploadValidator() {
-    void loadAnnData().then((m) => m.prepareUploadValidator());
+    // A head start only: a module that fails to load fails the check itself, which reports it.
+    void loadUploadValidator().then(
+      (m) => m.prepareUploadValidator(),
+      () => undefined,
+    );
   },
   async importModel(options) {
     const m: typeof ModelModule = await import("@causeway/runner/model");
@@ -162,6 +166,6 @@ export const runnerPieces: RunnerPieces = {
     return m.loadGeneLookup(store, version);
   },
   async close() {
-    if (anndata) await (await anndata).closeUploadValidator();
+    if (upload) await (await upload).closeUploadValidator();
   },
 };

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deriveCallbackKey, type JobSpec } from "@causeway/contract";
 import { waitFor } from "../../../test/harness/proc.ts";
 import { LocalExecutor } from "./local-executor.ts";
@@ -20,6 +20,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
 
 const spec = (id: string, exit = 0) =>
   ({ kind: "prediction", job_id: id, params: { exit } }) as unknown as JobSpec;
@@ -28,6 +29,8 @@ describe("LocalExecutor", () => {
   it("runs children with the contract's env, bounded concurrency, and reports exits", async () => {
     const exits: { id: string; code: number | null }[] = [];
     let maxRunning = 0;
+    // npm start's compile cache reaches the runners (they then strip no TypeScript themselves).
+    vi.stubEnv("NODE_COMPILE_CACHE", join(dir, "compile-cache"));
     const ex: LocalExecutor = new LocalExecutor({
       concurrency: 2,
       runnerEntry: join(dir, "runner.mjs"),
@@ -63,6 +66,7 @@ describe("LocalExecutor", () => {
     expect(env.TRACEPARENT).toBe("00-abc-def-01");
     expect(env).not.toHaveProperty("CAUSEWAY_CALLBACK_SECRET");
     expect(env).not.toHaveProperty("DATABASE_URL");
+    expect(env.NODE_COMPILE_CACHE).toBe(join(dir, "compile-cache"));
     await ex.close();
     await expect(ex.dispatch(spec(ids[0]!), {})).rejects.toThrow();
   });

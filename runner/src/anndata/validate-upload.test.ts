@@ -1,7 +1,12 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KANG_DIR } from "../../../test/shared-data.ts";
-import { closeUploadValidator, prepareUploadValidator, validateUpload } from "./validate-upload.ts";
+import {
+  closeUploadValidator,
+  prepareUploadValidator,
+  uploadValidatorThreads,
+  validateUpload,
+} from "./validate-upload.ts";
 
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 
@@ -21,5 +26,15 @@ describe("upload validator start", () => {
       expect(c.nObs).toBeLessThanOrEqual(1000);
       expect(c.nVars).toBeGreaterThan(1000);
     }
+  });
+
+  it("starts no spares for well-formed files, and keeps two once a worker has been retired", async () => {
+    await closeUploadValidator();
+    const file = join(SPLIT, "control.h5ad");
+    await validateUpload(file, { maxObs: 1000 });
+    expect(uploadValidatorThreads()).toEqual({ active: true, spares: 0 });
+    // A worker is retired after 32 files (h5wasm's state is not trusted for ever).
+    for (let i = 0; i < 32; i++) await validateUpload(file, { maxObs: 1000 });
+    expect(uploadValidatorThreads()).toEqual({ active: true, spares: 2 });
   });
 });

@@ -107,6 +107,11 @@ class ValidatorWorker {
     this.endWhenIdle();
   }
 
+  /** Threads running now (diagnostics, tests). */
+  get threads(): { active: boolean; spares: number } {
+    return { active: this.active !== null, spares: this.spares.length };
+  }
+
   async warmUp(): Promise<void> {
     this.closed = false;
     this.ensureActive();
@@ -265,6 +270,11 @@ export function validateUpload(path: string, options: ValidateOptions): Promise<
  */
 export function prepareUploadValidator(): void {
   shared.prepare();
+}
+
+/** The validator's threads now: whether a worker is up, and how many spares (diagnostics, tests). */
+export function uploadValidatorThreads(): { active: boolean; spares: number } {
+  return shared.threads;
 }
 
 /**
