@@ -4,10 +4,10 @@
  * bundle (v2: hub penalty h = 0.5). v2 may cost at most 2× v1 per job; everything else in a
  * job (inputs, DE, causal analysis, rendering) is the same code for both versions.
  */
-import { buildModelFromFiles } from "../../../runner/src/model/index.ts";
-import { MODEL_V2, scoreTargets, scoreTargetsV2, walkFor } from "../../../runner/src/scoring/index.ts";
-import { caseInput } from "../../../runner/src/validation/calibration.ts";
-import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { buildModelFromFiles } from "@causeway/runner/model";
+import { MODEL_V2, scoreTargets, scoreTargetsV2, walkFor } from "@causeway/runner/scoring";
+import { caseInput } from "../../../runner/validation/src/calibration.ts";
+import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 

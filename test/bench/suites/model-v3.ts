@@ -8,11 +8,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadLayersFromDir } from "../../../runner/src/libraries/index.ts";
-import { buildModelFromFiles } from "../../../runner/src/model/index.ts";
-import { scoreTargets, scoreTargetsV3, walkFor } from "../../../runner/src/scoring/index.ts";
-import { caseInput } from "../../../runner/src/validation/calibration.ts";
-import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { loadLayersFromDir } from "@causeway/runner/libraries";
+import { buildModelFromFiles } from "@causeway/runner/model";
+import { scoreTargets, scoreTargetsV3, walkFor } from "@causeway/runner/scoring";
+import { caseInput } from "../../../runner/validation/src/calibration.ts";
+import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 

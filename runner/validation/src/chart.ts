@@ -5,7 +5,7 @@
  * method is a dark row.
  */
 import { createCanvas } from "@napi-rs/canvas";
-import { font } from "../graph/style.ts";
+import { font } from "@causeway/runner/graph/style";
 
 export interface ChartInput {
   title: string;

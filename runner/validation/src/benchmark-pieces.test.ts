@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toyModel } from "../../test/fixtures/model/toy.ts";
+import { toyModel } from "@causeway/runner/testing";
 import { midRankPercentages, ulmScores } from "./baselines.ts";
 import { caseInput, permutedFoldChanges, randomGeneSets } from "./calibration.ts";
 import { leaveOneCaseOut } from "./cross-validation.ts";

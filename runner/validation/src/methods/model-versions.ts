@@ -4,8 +4,8 @@
  * bundle (`walkFor`), the job's scoring input (jobs/scoring-input.ts) and `scoreTargetsWith`,
  * with the shipped settings. A new version registered there is benchmarked without a change here.
  */
-import { loadLayersFromDir } from "../../libraries/index.ts";
-import { ScoringVersion, readsLayers, scoreTargetsWith, walkFor } from "../../scoring/index.ts";
+import { loadLayersFromDir } from "@causeway/runner/libraries";
+import { ScoringVersion, readsLayers, scoreTargetsWith, walkFor } from "@causeway/runner/scoring";
 import type { MethodFactory, Ranking, RankingMethod } from "./method.ts";
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));

@@ -4,7 +4,7 @@
  * version: the fraction of candidates with p < 0.05 (≤ 0.05 for a valid test), and how many
  * candidates reach q (BH) < 0.05 (should be none).
  */
-import type { Model } from "../model/index.ts";
+import type { Model } from "@causeway/runner/model";
 import {
   Xoshiro128ss,
   seedFrom,
@@ -14,7 +14,7 @@ import {
   type ScoringVersion,
   type ScoreTargetsV2Input,
   type V2Settings,
-} from "../scoring/index.ts";
+} from "@causeway/runner/scoring";
 import type { KnownAnswerCase } from "./known-answers.ts";
 
 export interface NullSummary {

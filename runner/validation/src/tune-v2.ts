@@ -1,5 +1,5 @@
 /**
- * `node runner/src/validation/tune-v2.ts [--out DIR] [--null-sets N] [--hub-grid H,..] [--scoring-grid
+ * `node runner/validation/src/tune-v2.ts [--out DIR] [--null-sets N] [--hub-grid H,..] [--scoring-grid
  * base|extended]`: the benchmark of model.md §16 on the default network. For every known-answer
  * case (the shared cases and one IFN-β case per Kang PBMC cell type, made with the runner's own
  * DE) it ranks the expected target with model v1, model v2 and the baselines of §16.3
@@ -18,7 +18,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
-import { V1_WALK, buildModelFromFiles, defaultCacheDir, type Model } from "../model/index.ts";
+import { V1_WALK, buildModelFromFiles, defaultCacheDir, type Model } from "@causeway/runner/model";
 import {
   MODEL_V2,
   scoreTargets,
@@ -26,7 +26,7 @@ import {
   type ScoreTargetsResult,
   type TargetScoreRow,
   type V2Settings,
-} from "../scoring/index.ts";
+} from "@causeway/runner/scoring";
 import {
   directTargetScores,
   midRankPercentages,

@@ -5,10 +5,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { parseTsv } from "../artifacts/tsv.ts";
-import { readDeTable } from "../jobs/de-table.ts";
-import type { ControlDepth } from "../scoring/index.ts";
-import type { SymbolTable } from "../symbols/index.ts";
+import { parseTsv } from "@causeway/runner/artifacts";
+import { readDeTable } from "@causeway/runner/jobs";
+import type { ControlDepth } from "@causeway/runner/scoring";
+import type { SymbolTable } from "@causeway/runner/symbols";
 
 const CaseJson = z.object({
   id: z.string(),

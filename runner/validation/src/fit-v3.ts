@@ -1,5 +1,5 @@
 /**
- * `node runner/src/validation/fit-v3.ts [--cases DIR] [--libraries DIR] [--folds K]`: how model
+ * `node runner/validation/src/fit-v3.ts [--cases DIR] [--libraries DIR] [--folds K]`: how model
  * v3's weights were chosen (runner/docs/model-v3.md). For every case of DIR (default
  * shared/data/known_answers_v2, leakage rule on, scored as a job scores the same DEG list), the
  * v3 evidence of every candidate is computed with the shipped code (scoreTargetsV3); a
@@ -12,8 +12,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { sharedData } from "../../../test/shared-data.ts";
-import { loadLayersFromDir } from "../libraries/index.ts";
-import { scoreTargetsV3, walkFor, type TargetScoreRow } from "../scoring/index.ts";
+import { loadLayersFromDir } from "@causeway/runner/libraries";
+import { scoreTargetsV3, walkFor, type TargetScoreRow } from "@causeway/runner/scoring";
 import { prepareCase, readCaseDir } from "./case-dir.ts";
 import { defaultNetworkContext } from "./context.ts";
 import { median } from "./metrics.ts";

@@ -6,8 +6,8 @@
  * scaled ranks over the libraries that hold it) and TopRank (its best). Candidates of S that no
  * library holds tie last.
  */
-import { loadLayersFromDir } from "../../libraries/index.ts";
-import { layerPValues } from "../../scoring/index.ts";
+import { loadLayersFromDir } from "@causeway/runner/libraries";
+import { layerPValues } from "@causeway/runner/scoring";
 import { rankingFromScores, type MethodFactory, type PreparedCase, type RankingMethod } from "./method.ts";
 
 /** Scaled ranks (1/m .. 1) of the finite p-values of one library, smallest p first; NaN elsewhere. */

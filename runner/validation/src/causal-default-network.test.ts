@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
-import { defaultModel } from "../../test/fixtures/model/default-model.ts";
-import { readCase } from "../validation/known-answers.ts";
+import { defaultModel } from "@causeway/runner/testing";
+import { readCase } from "./known-answers.ts";
 import { JobFailure } from "@causeway/contract";
-import { causalAnalysis } from "./causal-analysis.ts";
-import { DEFAULT_PATH_SEARCH_BUDGET, enumeratePaths } from "./paths.ts";
-import { intermediaryProteins } from "./intermediaries.ts";
+import {
+  causalAnalysis,
+  DEFAULT_PATH_SEARCH_BUDGET,
+  enumeratePaths,
+  intermediaryProteins,
+} from "@causeway/runner/causal";
 
 describe("causal analysis on the default network (model.md §10.3–10.4)", async () => {
   const model = await defaultModel();

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { toyModel } from "../../test/fixtures/model/toy.ts";
-import { ScoringVersion } from "../scoring/index.ts";
+import { toyModel } from "@causeway/runner/testing";
+import { ScoringVersion } from "@causeway/runner/scoring";
 import type { CaseRecord } from "./benchmark.ts";
 import { scoreCase } from "./benchmark.ts";
 import { prepareCase, readCaseDir } from "./case-dir.ts";
@@ -201,18 +201,17 @@ describe("per-target AUROC across experiments", () => {
 });
 
 describe("the benchmark stays out of the product", () => {
-  it("no module of jobs/ or scoring/ (tests aside) imports validation/", async () => {
+  it("no shipped module of runner/src imports the validation workspace or test code", async () => {
     const { readdir, readFile } = await import("node:fs/promises");
     const { fileURLToPath } = await import("node:url");
+    const root = fileURLToPath(new URL("../../src/", import.meta.url));
     const offenders: string[] = [];
-    for (const dir of ["jobs", "scoring"]) {
-      const root = fileURLToPath(new URL(`../${dir}/`, import.meta.url));
-      for (const name of await readdir(root, { recursive: true })) {
-        if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
-        const text = await readFile(join(root, name), "utf8");
-        if (/from\s+["'][^"']*\/validation\//.test(text)) offenders.push(`${dir}/${name}`);
-      }
+    for (const name of await readdir(root, { recursive: true })) {
+      if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
+      const text = await readFile(join(root, name), "utf8");
+      if (/from\s+["'](@causeway\/validation|[^"']*\/(validation|test)\/)/.test(text)) offenders.push(name);
     }
     expect(offenders).toEqual([]);
+    expect(await readdir(root)).not.toContain("validation");
   });
 });

@@ -18,8 +18,8 @@ import {
   REPO_ROOT,
   sharedData,
 } from "../../../test/shared-data.ts";
-import { parseTsv } from "../artifacts/tsv.ts";
-import { ScoringVersion } from "../scoring/index.ts";
+import { parseTsv } from "@causeway/runner/artifacts";
+import { ScoringVersion } from "@causeway/runner/scoring";
 import { scoreCase } from "./benchmark.ts";
 import { prepareCase, readCaseDir, type CaseFiles } from "./case-dir.ts";
 import { defaultNetworkContext } from "./context.ts";

@@ -5,7 +5,7 @@
  * linear axis (here a convex curve); the 5 % mark is drawn.
  */
 import { createCanvas, type SKRSContext2D } from "@napi-rs/canvas";
-import { font } from "../graph/style.ts";
+import { font } from "@causeway/runner/graph/style";
 
 export interface DistributionChartInput {
   title: string;

@@ -4,7 +4,7 @@
  * method that asks for it.
  */
 import { DEFAULT_NETWORK, HGNC_DIR } from "../../../test/shared-data.ts";
-import { buildModelFromFiles, V1_WALK, type Model, type WalkParams } from "../model/index.ts";
+import { buildModelFromFiles, V1_WALK, type Model, type WalkParams } from "@causeway/runner/model";
 import type { ValidationContext } from "./methods/method.ts";
 
 export interface ContextOptions {

@@ -3,10 +3,8 @@
  * influence sum without the uniform normalization, and direct-target overlap (hypergeometric
  * on first-neighbour TF targets only, the IPA upstream-regulator analogue).
  */
-import type { Model } from "../model/index.ts";
-import { Xoshiro128ss, seedFrom } from "../scoring/prng.ts";
-import { hypergeomScore, logFactorials } from "../scoring/hypergeometric.ts";
-import { ulmActivity } from "../scoring/ulm.ts";
+import type { Model } from "@causeway/runner/model";
+import { Xoshiro128ss, seedFrom, hypergeomScore, logFactorials, ulmActivity } from "@causeway/runner/scoring";
 
 /** A score per source (row order of the bundle); higher is better. */
 export type BaselineScores = Float64Array;

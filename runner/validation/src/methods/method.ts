@@ -5,8 +5,8 @@
  *
  * Benchmark code only: the product (jobs, scoring) never imports anything under validation/.
  */
-import type { Model, WalkParams } from "../../model/index.ts";
-import type { ScoreTargetsV2Input, ScoringVersion } from "../../scoring/index.ts";
+import type { Model, WalkParams } from "@causeway/runner/model";
+import type { ScoreTargetsV2Input, ScoringVersion } from "@causeway/runner/scoring";
 
 /** One known-answer case, read and prepared once, with the leakage rule (§16.1) already applied. */
 export interface PreparedCase {

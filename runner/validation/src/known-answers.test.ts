@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
-import { defaultModel } from "../../test/fixtures/model/default-model.ts";
-import { scoreTargets, type ScoreTargetsInput } from "../scoring/index.ts";
-import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
+import { defaultModel, exactScore } from "@causeway/runner/testing";
+import { scoreTargets, type ScoreTargetsInput } from "@causeway/runner/scoring";
 import { readCase } from "./known-answers.ts";
 
 // model.md §16.5: |S| = 4265, N, n, rank, rank_percentage, score, n_degs_significant, %, best accepted.

@@ -11,13 +11,11 @@ import { basename, join, resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { PredictionParams } from "@causeway/contract";
-import { parseTsv } from "../artifacts/tsv.ts";
-import { normalizeDegs } from "../inputs/index.ts";
-import { contrastFromDegList } from "../jobs/contrast.ts";
-import { readDeTable, type DeTable } from "../jobs/de-table.ts";
-import { scoringInputOf } from "../jobs/scoring-input.ts";
-import type { Model } from "../model/index.ts";
-import type { SymbolTable } from "../symbols/index.ts";
+import { parseTsv } from "@causeway/runner/artifacts";
+import { normalizeDegs } from "@causeway/runner/inputs";
+import { contrastFromDegList, readDeTable, type DeTable, scoringInputOf } from "@causeway/runner/jobs";
+import type { Model } from "@causeway/runner/model";
+import type { SymbolTable } from "@causeway/runner/symbols";
 import { statOf } from "./known-answers.ts";
 import type { PreparedCase } from "./methods/method.ts";
 
