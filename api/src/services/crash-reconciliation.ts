@@ -20,7 +20,7 @@
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { JobSpec } from "@causeway/contract";
+import { JobSpec, jobOutputFolder } from "@causeway/contract";
 import { FsObjectStore } from "@causeway/runner/storage";
 import type { AppContext } from "../context.ts";
 import { refundAbandonedCharges } from "../db/accounts.ts";
@@ -94,7 +94,7 @@ async function clearPartialOutputs(ctx: AppContext): Promise<number> {
     for (const job of await listUnfinished(ctx.db, kind)) {
       const spec = JobSpec.safeParse(job.spec);
       if (!spec.success) continue;
-      await ctx.store.deletePrefix(`${spec.data.output_prefix.replace(/\/+$/, "")}/`);
+      await ctx.store.deletePrefix(jobOutputFolder(spec.data.output_prefix));
       cleared++;
     }
   }

@@ -16,7 +16,7 @@ import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
-import { ARTIFACTS } from "@causeway/contract";
+import { ARTIFACTS, attemptPrefix } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { StorageUnavailable } from "./artifacts.ts";
 import type { Account, Tier } from "../db/accounts.ts";
@@ -140,9 +140,8 @@ export class StatusDocuments {
     try {
       const row = await this.rowWithTier(predictionId);
       if (!row || row.status !== "processing") return;
-      // Where the runner writes the attempt's files (runner/src/jobs/run-job.ts), for the
-      // primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
-      const base = `${row.spec.output_prefix.replace(/\/+$/, "")}/${attempt}/`;
+      // The primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
+      const base = `${attemptPrefix(row.spec.output_prefix, attempt)}/`;
       const files: ResultFileMap = {};
       const objects: Record<string, Uint8Array> = {};
       for (const name of [

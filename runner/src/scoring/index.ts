@@ -40,7 +40,6 @@ export {
   activationState,
   layerPValues,
   V3_WEIGHTS,
-  V3_EXTRA_COLUMNS,
   type ScoreTargetsV3Input,
   type V3Weights,
 } from "./score-targets-v3.ts";

@@ -19,6 +19,7 @@
  *
  * The result has v1's shape and columns plus artifact-only columns (model.md §7.6 allows them).
  */
+import { V2_EXTRA_COLUMNS } from "@causeway/contract";
 import poissonCdf from "@stdlib/stats-base-dists-poisson-cdf";
 import type { Model } from "../model/index.ts";
 import { benjaminiYekutieli } from "./by.ts";
@@ -94,24 +95,6 @@ export const NOT_EXPRESSED_ALPHA = 0.05;
 export function pvalueExpressed(count: number, librarySize: number, threshold: number): number {
   return poissonCdf(Math.floor(count), (librarySize * threshold) / 1e4);
 }
-
-/** Artifact-only columns v2 adds to target_scores.tsv (model.md §7.6 allows extra columns there). */
-export const V2_EXTRA_COLUMNS = [
-  "pvalue_propagated",
-  "pvalue_direct",
-  "n_direct_targets",
-  "n_direct_target_degs",
-  "activation_z",
-  "pvalue_direction",
-  "ulm_t",
-  "pvalue_ulm",
-  "proxy_of",
-  "gene_measured",
-  "pvalue_expressed",
-  "evidence",
-  "combine",
-  "unmeasured",
-] as const;
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 

@@ -21,6 +21,7 @@
  * measure keeps its place (`gene_measured = false` flags it); only the expression test of v2
  * (a control arm deep enough to show the gene is not expressed) moves a candidate down.
  */
+import { V3_EXTRA_COLUMNS } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import type { EvidenceLayer, LayerKind } from "../libraries/gmt.ts";
 import { benjaminiYekutieli } from "./by.ts";
@@ -63,28 +64,6 @@ export interface ScoreTargetsV3Input extends ScoreTargetsV2Input {
   layers?: readonly EvidenceLayer[];
   weights?: V3Weights;
 }
-
-/** Artifact-only columns v3 adds to target_scores.tsv. */
-export const V3_EXTRA_COLUMNS = [
-  "pvalue_data",
-  "prior",
-  "prior_logit",
-  "pvalue_propagated",
-  "pvalue_tf_binding",
-  "pvalue_tf_coexpression",
-  "pvalue_kinase",
-  "n_layers",
-  "pvalue_direct",
-  "n_direct_targets",
-  "n_direct_target_degs",
-  "ulm_t",
-  "activation_z",
-  "pvalue_direction",
-  "activation_state",
-  "proxy_of",
-  "gene_measured",
-  "pvalue_expressed",
-] as const;
 
 const GROUPS: readonly LayerKind[] = ["tf_binding", "tf_coexpression", "kinase"];
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
