@@ -13,7 +13,7 @@ import { Model } from "../model/index.ts";
 import { defaultModel } from "../../test/fixtures/model/default-model.ts";
 import { buildModelFromFiles } from "../model/index.ts";
 import { DEFAULT_NETWORK, HGNC_DIR } from "../../../test/shared-data.ts";
-import { walkFor } from "../scoring/index.ts";
+import { SCORINGS } from "../scoring/index.ts";
 import { FsObjectStore } from "../storage/index.ts";
 import { parseTsv } from "../artifacts/tsv.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";
@@ -61,7 +61,7 @@ describe("model versions in a target_validation job", async () => {
   const bundle = await buildModelFromFiles({
     networkPath: DEFAULT_NETWORK,
     hgncDir: HGNC_DIR,
-    walk: walkFor("v2"),
+    walk: SCORINGS.v2.walk,
   });
   // A v2 version: the v2 bundle with a manifest that says so (what `models import` records).
   const v2 = new Model({

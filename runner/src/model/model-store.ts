@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { JobFailure } from "@causeway/contract";
+import { JobFailure, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
 import { parseGmt, type EvidenceLayer, type LayerKind } from "../libraries/gmt.ts";
@@ -284,7 +284,7 @@ async function manifestOf(m: {
     rho: walk.rho,
     hub_exponent: walk.hubExponent,
     weight_rule: network.weightRule,
-    scoring: m.scoring ?? "v1",
+    scoring: m.scoring ?? UNNAMED_MANIFEST_SCORING,
     ...(m.layers ? { layers: m.layers } : {}),
     iterations,
     tolerance: TOLERANCE,

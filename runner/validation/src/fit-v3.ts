@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { sharedData } from "../../../test/shared-data.ts";
 import { loadLayersFromDir } from "@causeway/runner/libraries";
-import { scoreTargetsV3, walkFor, type TargetScoreRow } from "@causeway/runner/scoring";
+import { SCORINGS, scoreTargetsV3, type TargetScoreRow } from "@causeway/runner/scoring";
 import { prepareCase, readCaseDir } from "./case-dir.ts";
 import { defaultNetworkContext } from "./context.ts";
 import { median } from "./metrics.ts";
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
   if (!existsSync(librariesDir)) throw new Error(`no libraries at ${librariesDir}`);
   const K = Number(values.folds ?? 5);
   const ctx = await defaultNetworkContext({ librariesDir });
-  const bundle = await ctx.bundle(walkFor("v3"));
+  const bundle = await ctx.bundle(SCORINGS.v3.walk);
   const model = bundle.withLayers(await loadLayersFromDir(librariesDir, bundle.symbols));
   const nS = model.nSources;
   const nTf = new Int32Array(nS);

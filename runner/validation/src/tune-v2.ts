@@ -9,7 +9,7 @@
  * v2's settings are chosen by leave-one-case-out cross-validation over the shared cases: the
  * v2 figure of a shared case comes from the setting chosen on the other shared cases. The Kang
  * cell-type cases take no part in any choice and are scored with the product default
- * (`MODEL_V2`), as a user's job would be.
+ * (`SCORINGS.v2`), as a user's job would be.
  *
  * Outputs: markdown on stdout, `validate.json` and `validate.png` in DIR (default
  * `.cache/validate-tune-v2/`), and the null calibration of §16.2 per model version.
@@ -20,7 +20,8 @@ import { parseArgs } from "node:util";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, KNOWN_ANSWERS_DIR } from "../../../test/shared-data.ts";
 import { V1_WALK, buildModelFromFiles, defaultCacheDir, type Model } from "@causeway/runner/model";
 import {
-  MODEL_V2,
+  SCORINGS,
+  V2_DEFAULTS,
   scoreTargets,
   scoreTargetsV2,
   type ScoreTargetsResult,
@@ -311,11 +312,11 @@ async function main(): Promise<void> {
   const chosenOnAll: Record<Leakage, string> = { controlled: "", as_shipped: "" };
   // The product default: what a user gets, so what the Kang cell-type cases (no part in any
   // choice) and the null calibration are scored with.
-  const productDefault: V2Setting = { hub: MODEL_V2.walk.hubExponent, scoring: MODEL_V2.settings };
+  const productDefault: V2Setting = { hub: SCORINGS.v2.walk.hubExponent, scoring: V2_DEFAULTS };
   if (!models.has(productDefault.hub))
     models.set(
       productDefault.hub,
-      await buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: MODEL_V2.walk }),
+      await buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: SCORINGS.v2.walk }),
     );
   const push = (
     c: KnownAnswerCase,

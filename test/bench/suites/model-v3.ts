@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadLayersFromDir } from "@causeway/runner/libraries";
 import { buildModelFromFiles } from "@causeway/runner/model";
-import { scoreTargets, scoreTargetsV3, walkFor } from "@causeway/runner/scoring";
+import { SCORINGS, scoreTargets, scoreTargetsV3 } from "@causeway/runner/scoring";
 import { caseInput } from "../../../runner/validation/src/calibration.ts";
 import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
@@ -22,7 +22,7 @@ export const suite: BenchSuite = {
   name: "model-v3",
   async run(): Promise<BenchRow[]> {
     const load = (v: "v1" | "v3") =>
-      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: walkFor(v) });
+      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: SCORINGS[v].walk });
     const v1Model = await load("v1");
     const v3Bundle = await load("v3");
     let layers = await loadLayersFromDir(sharedData("libraries"), v3Bundle.symbols);

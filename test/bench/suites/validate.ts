@@ -10,7 +10,7 @@ import { readCaseDir, prepareCase } from "../../../runner/validation/src/case-di
 import { scoreCase } from "../../../runner/validation/src/benchmark.ts";
 import { defaultNetworkContext } from "../../../runner/validation/src/context.ts";
 import { loadMethods } from "../../../runner/validation/src/methods/registry.ts";
-import { scoreTargetsWith } from "@causeway/runner/scoring";
+import { scoringOf } from "@causeway/runner/scoring";
 import { sharedData } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
@@ -33,7 +33,7 @@ export const suite: BenchSuite = {
     }, 1);
     const v1 = await timeIt(() => {
       for (const f of files)
-        scoreTargetsWith("v1", prepareCase(ctx.primary, f).scoringInput(ctx.primary, "v1"));
+        scoringOf("v1").score(prepareCase(ctx.primary, f).scoringInput(ctx.primary, "v1"));
     }, 1);
     const perCase = all / files.length;
     // One thread does the work, so its CPU time is the wall time on an idle machine; the wall

@@ -4,11 +4,12 @@
  * randomization p-values and z-scores.
  */
 import { proteinId, rnaId } from "@causeway/contract";
-import type { Model } from "../model/index.ts";
-import { benjaminiHochberg } from "./bh.ts";
+import { V1_WALK, type Model } from "../model/index.ts";
+import { benjaminiHochbergDense } from "../stats/multiple-testing.ts";
 import { checkMappedDegs } from "./checks.ts";
 import { hypergeomScore, hypergeomZ, logFactorials, logHypergeomUpperTail } from "./hypergeometric.ts";
 import { randomize, type SignificanceIndicator } from "./randomization.ts";
+import type { Scoring } from "./scoring.ts";
 import { significantGenes } from "./significant-genes.ts";
 import { buildStrata, type StratumGroup } from "./strata.ts";
 
@@ -208,7 +209,7 @@ export function scoreTargets(input: ScoreTargetsInput): ScoreTargetsResult {
     rand = randomize(indicator, strata, k, R, input.seedSource);
   }
   const pvalue = rand ? rand.pvalue : pHyp;
-  const qvalue = benjaminiHochberg(pvalue);
+  const qvalue = benjaminiHochbergDense(pvalue);
 
   const rows: TargetScoreRow[] = order.map((s, rank) => {
     const symbol = ids[s]!;
@@ -255,3 +256,13 @@ export function scoreTargets(input: ScoreTargetsInput): ScoreTargetsResult {
   }
   return result;
 }
+
+/** Model v1 (model.md §7): the propagated hypergeometric p-value on the v1 bundle, nothing else. */
+export const SCORING_V1: Scoring = {
+  version: "v1",
+  walk: V1_WALK,
+  readsLayers: false,
+  readsTableExpression: false,
+  score: scoreTargets,
+  settings: () => ({}),
+};

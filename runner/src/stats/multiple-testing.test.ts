@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiHochberg } from "./multiple-testing.ts";
 
 describe("benjaminiHochberg", () => {
   it("equals R's p.adjust(method = 'BH') and skips nulls", () => {

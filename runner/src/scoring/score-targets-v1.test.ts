@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
 import { toyModel, toyScoreInput } from "../../test/fixtures/model/toy.ts";
-import { scoreTargets } from "./score-targets.ts";
+import { scoreTargets } from "./score-targets-v1.ts";
 
 describe("target_id on the toy network (model.md §17.2)", async () => {
   const model = await toyModel();
