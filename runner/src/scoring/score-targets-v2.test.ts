@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toySymbols } from "../../test/fixtures/model/toy.ts";
-import { buildModel } from "../model/model-store.ts";
+import { buildModel } from "../model/model-import.ts";
 import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
 import { benjaminiHochbergDense as benjaminiHochberg } from "../stats/multiple-testing.ts";
 import { benjaminiYekutieli } from "../stats/multiple-testing.ts";

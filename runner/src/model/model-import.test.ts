@@ -7,7 +7,9 @@ import { JobFailure } from "@causeway/contract";
 import { FsObjectStore } from "../storage/index.ts";
 import { TOY_NETWORK } from "../../test/fixtures/model/toy.ts";
 import { buildModelFromFiles } from "./build-from-files.ts";
-import { ModelVersionConflict, importModel, loadModel } from "./model-store.ts";
+import { ModelVersionConflict } from "./model-files.ts";
+import { importModel } from "./model-import.ts";
+import { loadModel } from "./model-load.ts";
 import { parseGmt, RESOLVED_LAYERS_FILE, setsAsSymbols } from "../libraries/index.ts";
 
 describe("model versions in an object store", () => {

@@ -1,66 +1,39 @@
 /**
- * Immutable model versions in the object store (model.md §12.1, §15.2): `models/<version>/`
- * holds the manifest, the network file, the HGNC snapshot and the influence bundle. Typed
- * arrays are stored raw in the platform's byte order, little-endian on every supported target.
+ * Importing a model version: validates a network and its HGNC snapshot, computes the influence
+ * bundle (or reuses an identical one) and stores the immutable version; and `buildModel`, the
+ * same bundle in memory without storing it.
  */
-import { createHash } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { JobFailure, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
-import { ObjectNotFound, type ObjectStore } from "../storage/index.ts";
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
+import type { ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
-import { parseGmt, type EvidenceLayer, type LayerKind } from "../libraries/gmt.ts";
-import {
-  decodeResolvedLayers,
-  encodeResolvedLayers,
-  RESOLVED_LAYERS_FILE,
-} from "../libraries/resolved-layers.ts";
+import { parseGmt, type LayerKind } from "../libraries/gmt.ts";
+import { encodeResolvedLayers, RESOLVED_LAYERS_FILE } from "../libraries/resolved-layers.ts";
 import { computeInfluence, type InfluenceResult, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
 import type { SCORING_VERSIONS } from "./manifest.ts";
-import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, ModelManifest, manifestIdentity } from "./manifest.ts";
+import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, type ModelManifest, manifestIdentity } from "./manifest.ts";
+import {
+  BUNDLE,
+  MANIFEST_FILE,
+  ModelIntegrityError,
+  ModelVersionConflict,
+  bytesOf,
+  prefixOf,
+  readManifest,
+  sha256,
+  typed,
+} from "./model-files.ts";
 import { Model } from "./model.ts";
 import { parseNetwork, type Network } from "./network.ts";
 import {
   V1_WALK,
   buildTransitionGraph,
-  nodeLayers,
   walkMatrices,
   type TransitionGraph,
   type WalkParams,
 } from "./transition.ts";
-
-/** The manifest's key under `models/<version>/`. */
-export const MANIFEST_FILE = "model_manifest.json";
-const BUNDLE = {
-  ids: "bundle/ids.json",
-  influence: "bundle/influence.f32",
-  baseline: "bundle/baseline.f64",
-  pIndptr: "bundle/p_indptr.i32",
-  pIndices: "bundle/p_indices.i32",
-  pData: "bundle/p_data.f64",
-  pSign: "bundle/p_sign.i8",
-  pEdgeType: "bundle/p_edge_type.u8",
-  edgeEvidence: "bundle/edge_evidence.json",
-} as const;
-
-/** An import that would change the content of an existing, immutable version. */
-export class ModelVersionConflict extends Error {
-  readonly version: string;
-  constructor(version: string) {
-    super(`model version "${version}" already exists with different content; versions are immutable`);
-    this.name = "ModelVersionConflict";
-    this.version = version;
-  }
-}
-
-/** Stored bytes that do not match the manifest's checksum. */
-export class ModelIntegrityError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ModelIntegrityError";
-  }
-}
 
 /** Options of `importModel`. */
 export interface ImportModelOptions {
@@ -95,10 +68,6 @@ export interface LayerInput {
   kind: LayerKind;
   name?: string;
 }
-
-const sha256 = (buf: Buffer | Uint8Array): string => createHash("sha256").update(buf).digest("hex");
-const prefixOf = (version: string): string => `models/${version}/`;
-const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 async function readVersionFromPackageJson(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as {
@@ -177,17 +146,6 @@ function identityOf(inputs: Inputs, walk: WalkParams, scoring: ImportModelOption
     tolerance: TOLERANCE,
     default_max_path_length: DEFAULT_MAX_PATH_LENGTH,
   });
-}
-
-export async function readManifest(store: ObjectStore, version: string): Promise<ModelManifest | null> {
-  let raw: Buffer;
-  try {
-    raw = await store.get(prefixOf(version) + MANIFEST_FILE);
-  } catch (err) {
-    if (err instanceof ObjectNotFound) return null;
-    throw err;
-  }
-  return ModelManifest.parse(JSON.parse(raw.toString("utf8")));
 }
 
 /**
@@ -416,253 +374,4 @@ function countsOf(network: Network, graph: TransitionGraph, sources: number): Mo
     signaling_edges: network.edges.filter((e) => e.edgeType === "signaling").length,
     transcriptional_edges: network.edges.filter((e) => e.edgeType === "transcriptional").length,
   };
-}
-
-/** Options of `loadModel`. */
-export interface LoadModelOptions {
-  /** Local directory to copy the version's files to first (kept between processes). */
-  cacheDir?: string;
-}
-
-/** Options of `readModelFiles`. */
-export interface ReadModelFilesOptions extends LoadModelOptions {
-  /**
-   * Allocates the bytes of one file, which are read into them (e.g. a view of a
-   * SharedArrayBuffer, so threads share one copy); a plain Buffer of its own when omitted.
-   */
-  alloc?: (bytes: number) => Uint8Array;
-}
-
-/** The stored files a load reads from a version, each checked against the manifest's checksum. */
-export interface StoredModelFiles {
-  manifest: ModelManifest;
-  /** File name under `models/<version>/` → its bytes. */
-  files: Record<string, Uint8Array>;
-}
-
-const loaded = new WeakMap<ObjectStore, Map<string, Promise<Model>>>();
-
-/**
- * Loads a stored model version once per process and store (later calls share the promise).
- * Throws JobFailure('unknown_model_version') when the version has no manifest.
- */
-export function loadModel(
-  store: ObjectStore,
-  version: string,
-  options: LoadModelOptions = {},
-): Promise<Model> {
-  let byVersion = loaded.get(store);
-  if (!byVersion) loaded.set(store, (byVersion = new Map()));
-  let promise = byVersion.get(version);
-  if (!promise) {
-    promise = readModelFiles(store, version, options).then(assembleModel);
-    byVersion.set(version, promise);
-    // A failed load is not remembered, so a later job can retry (e.g. after a storage fault).
-    promise.catch(() => byVersion.delete(version));
-  }
-  return promise;
-}
-
-/**
- * Reads the files a Model is assembled from (`assembleModel`), each checked against the
- * manifest. Throws JobFailure('unknown_model_version') when the version has no manifest.
- */
-export async function readModelFiles(
-  store: ObjectStore,
-  version: string,
-  options: ReadModelFilesOptions = {},
-): Promise<StoredModelFiles> {
-  const manifest = await readManifest(store, version);
-  if (!manifest) {
-    throw new JobFailure(
-      "unknown_model_version",
-      `Model version "${version}" does not exist. Use a published model version or omit it for the default.`,
-      `no ${MANIFEST_FILE} under ${prefixOf(version)}`,
-    );
-  }
-  const alloc = options.alloc;
-  const read = async (name: string): Promise<Uint8Array> => {
-    const expected = manifest.files[name];
-    if (!expected) throw new ModelIntegrityError(`model ${version}: manifest lists no file ${name}`);
-    if (options.cacheDir)
-      return readThroughCache(store, version, name, expected.sha256, options.cacheDir, alloc);
-    const got = await store.get(prefixOf(version) + name);
-    if (sha256(got) !== expected.sha256)
-      throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
-    return alloc ? copyInto(got, alloc) : got;
-  };
-  const names = [
-    ...Object.values(HGNC_FILES).map((n) => `hgnc/${n}`),
-    ...Object.values(BUNDLE),
-    ...storedLayerFiles(manifest),
-  ];
-  const files: Record<string, Uint8Array> = {};
-  // One at a time: the large arrays are read whole, and the peak stays one file above the result.
-  for (const name of names) files[name] = await read(name);
-  // The libraries themselves are read against their checksums (a few ms) even when their
-  // resolved form is what the load uses, so a tampered source file is refused either way.
-  if (manifest.files[RESOLVED_LAYERS_FILE])
-    await Promise.all((manifest.layers ?? []).map((l) => read(`layers/${l.file}`)));
-  return { manifest, files };
-}
-
-/** The layer files a load keeps: the resolved sets when stored, else the GMT files to parse. */
-function storedLayerFiles(manifest: ModelManifest): string[] {
-  const layers = manifest.layers ?? [];
-  if (layers.length === 0) return [];
-  if (manifest.files[RESOLVED_LAYERS_FILE]) return [RESOLVED_LAYERS_FILE];
-  return layers.map((l) => `layers/${l.file}`);
-}
-
-/**
- * A Model around a version's checked files. The typed arrays are views of the files' bytes (no
- * copy), so a Model assembled on shared buffers shares them.
- */
-export function assembleModel({ manifest, files }: StoredModelFiles): Model {
-  const file = (name: string): Uint8Array => {
-    const bytes = files[name];
-    if (!bytes) throw new ModelIntegrityError(`model ${manifest.version}: ${name} was not read`);
-    return bytes;
-  };
-  const json = <T>(name: string): T => JSON.parse(viewOf(file(name)).toString("utf8")) as T;
-  const ids = json<{ node_ids: string[]; source_proteins: number[] }>(BUNDLE.ids);
-  const ev = json<{ resource: string[]; evidence: string[] }>(BUNDLE.edgeEvidence);
-  const nodeIds = ids.node_ids;
-  const n = nodeIds.length;
-  const { isRna, layerIndex, proteins, rnas } = nodeLayers(nodeIds);
-  const graph: TransitionGraph = {
-    nodeIds,
-    isRna,
-    layerIndex,
-    proteinNodes: Int32Array.from(proteins),
-    rnaNodes: Int32Array.from(rnas),
-    p: {
-      nRows: n,
-      nCols: n,
-      indptr: typed(Int32Array, file(BUNDLE.pIndptr)),
-      indices: typed(Int32Array, file(BUNDLE.pIndices)),
-      data: typed(Float64Array, file(BUNDLE.pData)),
-    },
-    sign: typed(Int8Array, file(BUNDLE.pSign)),
-    edgeType: typed(Uint8Array, file(BUNDLE.pEdgeType)),
-    resource: ev.resource,
-    evidence: ev.evidence,
-  };
-  const hgnc = (name: string): Buffer => viewOf(file(`hgnc/${name}`));
-  const symbols = SymbolTable.fromBuffers({
-    geneSymbols: hgnc(HGNC_FILES.geneSymbols),
-    aliasToSymbol: hgnc(HGNC_FILES.aliasToSymbol),
-    ensemblToSymbol: hgnc(HGNC_FILES.ensemblToSymbol),
-  });
-  return new Model({
-    manifest,
-    symbols,
-    layers: storedLayers(manifest, file, symbols),
-    graph,
-    sourceProteins: Int32Array.from(ids.source_proteins),
-    influence: typed(Float32Array, file(BUNDLE.influence)),
-    baseline: typed(Float64Array, file(BUNDLE.baseline)),
-  });
-}
-
-/**
- * A version's evidence layers: decoded from the resolved form stored at import, or parsed from
- * the GMT files for a version imported before that form existed (same sets either way).
- */
-function storedLayers(
-  manifest: ModelManifest,
-  file: (name: string) => Uint8Array,
-  symbols: SymbolTable,
-): EvidenceLayer[] {
-  const layers = manifest.layers ?? [];
-  if (layers.length === 0) return [];
-  if (manifest.files[RESOLVED_LAYERS_FILE]) {
-    const decoded = decodeResolvedLayers(file(RESOLVED_LAYERS_FILE));
-    const same =
-      decoded.length === layers.length &&
-      decoded.every((d, i) => d.name === layers[i]!.name && d.kind === layers[i]!.kind);
-    if (!same)
-      throw new ModelIntegrityError(`model ${manifest.version}: ${RESOLVED_LAYERS_FILE} names other layers`);
-    return decoded;
-  }
-  return layers.map((l) => parseGmt(file(`layers/${l.file}`), l.name, l.kind, symbols));
-}
-
-/** A Buffer over the same bytes (no copy; works for SharedArrayBuffer-backed views too). */
-const viewOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
-function copyInto(bytes: Uint8Array, alloc: (bytes: number) => Uint8Array): Uint8Array {
-  const out = alloc(bytes.byteLength);
-  out.set(bytes);
-  return out;
-}
-
-type TypedCtor<T> = { new (length: number): T; BYTES_PER_ELEMENT: number };
-
-type ViewCtor<T> = TypedCtor<T> & {
-  new (buffer: ArrayBuffer | SharedArrayBuffer, byteOffset: number, length: number): T;
-};
-
-/**
- * The raw bytes as a typed array: a view of the buffer when the buffer owns its whole
- * ArrayBuffer (as a file read does), else an aligned copy. The view halves the peak memory of
- * a load (the influence matrix alone is over 100 MB) and skips a copy.
- */
-function typed<T extends ArrayBufferView>(ctor: ViewCtor<T>, buf: Uint8Array): T {
-  if (buf.length % ctor.BYTES_PER_ELEMENT !== 0)
-    throw new ModelIntegrityError("bundle array has a partial element");
-  if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength)
-    return new ctor(buf.buffer, 0, buf.length / ctor.BYTES_PER_ELEMENT);
-  const out = new ctor(buf.length / ctor.BYTES_PER_ELEMENT);
-  new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(buf);
-  return out;
-}
-
-/** A version's file through the local cache; verified against its checksum once per read. */
-async function readThroughCache(
-  store: ObjectStore,
-  version: string,
-  name: string,
-  sha: string,
-  cacheDir: string,
-  alloc: ((bytes: number) => Uint8Array) | undefined,
-): Promise<Uint8Array> {
-  const path = join(cacheDir, "models", version, name);
-  const readLocal = (p: string): Promise<Uint8Array> => (alloc ? readFileInto(p, alloc) : readFile(p));
-  try {
-    const local = await readLocal(path);
-    if (sha256(local) === sha) return local;
-  } catch {
-    // Not cached yet.
-  }
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    await store.getToFile(prefixOf(version) + name, tmp);
-    const fetched = await readLocal(tmp);
-    if (sha256(fetched) !== sha)
-      throw new ModelIntegrityError(`model ${version}: ${name} does not match its checksum`);
-    await rename(tmp, path);
-    return fetched;
-  } finally {
-    await rm(tmp, { force: true });
-  }
-}
-
-/** A whole file read straight into bytes from `alloc` (no intermediate copy of a large array). */
-async function readFileInto(path: string, alloc: (bytes: number) => Uint8Array): Promise<Uint8Array> {
-  const handle = await open(path, "r");
-  try {
-    const { size } = await handle.stat();
-    const out = alloc(size);
-    let offset = 0;
-    while (offset < size) {
-      const { bytesRead } = await handle.read(out, offset, size - offset, offset);
-      if (bytesRead === 0) throw new ModelIntegrityError(`${basename(path)} shrank while it was read`);
-      offset += bytesRead;
-    }
-    return out;
-  } finally {
-    await handle.close();
-  }
 }
