@@ -21,7 +21,7 @@ import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { StorageUnavailable } from "./artifacts.ts";
 import type { Account, Tier } from "../db/accounts.ts";
 import type { Queryable } from "../db/database.ts";
-import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
+import { predictionWithTier, type PredictionRow, type ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import { WorkerCalls } from "./worker-calls.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
@@ -109,11 +109,7 @@ export class StatusDocuments {
 
   /** A prediction's row with its account's tier. */
   private async rowWithTier(predictionId: string): Promise<(PredictionRow & { tier: Tier }) | undefined> {
-    const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
-      `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
-      [predictionId],
-    );
-    return rows[0];
+    return (await predictionWithTier(this.deps.db, predictionId)) ?? undefined;
   }
 
   /** At completion: render and store the body now, so the first poll finds it. Never throws. */

@@ -5,7 +5,7 @@
  * so several API replicas polling the same table never deliver one row at the same time.
  */
 import type { JobKind } from "@causeway/contract";
-import type { Queryable } from "../db/database.ts";
+import type { Queryable } from "./database.ts";
 
 export async function recordWebhook(
   db: Queryable,
