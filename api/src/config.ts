@@ -8,7 +8,7 @@
 import { defaultModelCacheDir } from "./services/model-bundle-cache.ts";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { ScoringVersion } from "@causeway/contract";
+import { ScoringVersion, type FsStorageSettings, type S3StorageSettings } from "@causeway/contract";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -197,18 +197,8 @@ export interface Config {
     | { kind: "embedded"; maxConnections: number }
     | { kind: "postgres"; url: string; poolMax: number; connectTimeoutMs: number };
   redisUrl: string | undefined;
-  storage:
-    | { kind: "fs"; dir: string }
-    | {
-        kind: "s3";
-        bucket: string;
-        region: string;
-        endpoint: string | undefined;
-        publicEndpoint: string | undefined;
-        forcePathStyle: boolean;
-        accessKeyId: string | undefined;
-        secretAccessKey: string | undefined;
-      };
+  /** The contract's storage settings, plus where browsers reach S3 (presigned links) when it differs. */
+  storage: FsStorageSettings | (S3StorageSettings & { publicEndpoint: string | undefined });
   presignTtlSeconds: number;
   dispatch: {
     kind: "local" | "kubernetes";
