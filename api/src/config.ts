@@ -5,10 +5,14 @@
  * embedded PostgreSQL (PGlite), no REDIS_URL means in-process limit counters, and
  * CAUSEWAY_STORAGE=fs (the default) means objects under the data directory.
  */
-import { defaultModelCacheDir } from "./services/model-bundle-cache.ts";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { ScoringVersion, type FsStorageSettings, type S3StorageSettings } from "@causeway/contract";
+import {
+  defaultModelBundleCacheDir,
+  ScoringVersion,
+  type FsStorageSettings,
+  type S3StorageSettings,
+} from "@causeway/contract";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -333,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       cacheDir:
         e.CAUSEWAY_MODEL_CACHE_DIR === "off"
           ? undefined
-          : resolve(e.CAUSEWAY_MODEL_CACHE_DIR ?? defaultModelCacheDir()),
+          : resolve(e.CAUSEWAY_MODEL_CACHE_DIR ?? defaultModelBundleCacheDir()),
     },
     limits: {
       rateLimit: e.CAUSEWAY_RATE_LIMIT,

@@ -16,7 +16,7 @@
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort } from "node:worker_threads";
-import { JobFailure, PRELOAD_MODEL_ENV, RUNNER_EXIT, type RunMessage } from "@causeway/contract";
+import { CACHE_ENV, JobFailure, PRELOAD_MODEL_ENV, RUNNER_EXIT, type RunMessage } from "@causeway/contract";
 import { contextFromTraceparent, initTracing, inSpan } from "@causeway/contract/telemetry";
 import { sharedModelLoader } from "../model/shared-bundle.ts";
 import { HttpCallbackReporter } from "./reporter.ts";
@@ -88,7 +88,7 @@ const fullGc = runInNewContext("gc") as () => void;
 let idleGc: NodeJS.Timeout | undefined;
 const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
-const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
+const cacheDir = process.env[CACHE_ENV.runner];
 const loadModel = sharedModelLoader(port);
 const preload = process.env[PRELOAD_MODEL_ENV];
 /**
