@@ -69,9 +69,8 @@ export const ConfigEnv = z.object({
   /**
    * Warm runner threads, then their host, exit after this long without a job; the pool starts again
    * on the next one. Five minutes: someone working through datasets submits them minutes apart,
-   * and each job then runs in about a second instead of ~3 s with a cold host; the warm host holds
-   * ~340 MB (the whole server ~550 MB), and after this long the server holds the API alone
-   * (~210 MB; API README, "Memory").
+   * and a warm host runs each job several times faster than a cold one, for the memory the host
+   * holds meanwhile (api/docs/memory.md has the figures).
    */
   CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(300),
   /** A job with no callback for this long is failed with job_stalled. */
