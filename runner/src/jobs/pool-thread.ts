@@ -78,9 +78,8 @@ async function runOne(msg: RunMessage): Promise<void> {
 /**
  * A full collection once the thread has been idle for a few seconds after a job: otherwise a job's
  * garbage (DE, scoring, the PNG) stays in the idle thread's heap until the next job's
- * allocations. Measured on Kang split jobs: the host 60 s after one job 467 → 408 MiB, after ten
- * jobs 554 → 414 MiB. Not at once: a collection right after each job cost the next job of a
- * burst ~0.15 s (`npm run bench harden`, 0.86 → 1.05 s), as it then regrows a shrunken heap.
+ * allocations (api/docs/memory.md has the figures). Not at once: a collection right after each
+ * job slowed the next job of a burst (`npm run bench harden`), as it then regrows a shrunken heap.
  */
 const IDLE_GC_MS = 5000;
 setFlagsFromString("--expose-gc");
