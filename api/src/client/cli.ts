@@ -59,14 +59,28 @@ async function readDegs(path: string): Promise<string[]> {
 }
 
 /** The DEGs of a DE table file: rows under the adjusted p-value threshold with |log2FC| at least lfc. */
-async function readDegsTable(path: string, padj: number, lfc: number): Promise<string[]> {
+async function readDegsTable(
+  path: string,
+  o: { padj: number; lfc: number; geneColumn?: string | undefined },
+): Promise<string[]> {
   const text = await readFile(path, "utf8").catch(() => {
     throw new CausewayError("invalid_input", `cannot read the DE table ${path}`, 0);
   });
-  const picked = selectDegs(text, padj, lfc, path);
+  const picked = selectDegs(text, {
+    padj: o.padj,
+    lfc: o.lfc,
+    file: path,
+    ...(o.geneColumn !== undefined ? { geneColumn: o.geneColumn } : {}),
+  });
+  const how = {
+    option: "--degs-table-gene-column",
+    name: "found by name",
+    row_names: "no gene column by name",
+  };
   note(
-    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${padj} and |${picked.columns.lfc}| >= ${lfc} (genes from ${picked.columns.gene})`,
+    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${o.padj} and |${picked.columns.lfc}| >= ${o.lfc}; genes from ${picked.columns.gene} (${how[picked.geneColumnFrom]})`,
   );
+  for (const n of picked.notes) note(`degs table: ${n}`);
   if (picked.degs.length === 0)
     throw new CausewayError("invalid_input", `no row of ${path} passes the thresholds`, 0);
   return picked.degs;
@@ -157,6 +171,10 @@ withCausalPathOptions(
     .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
     .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
     .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
+    .option(
+      "--degs-table-gene-column <name>",
+      "with --degs-table: the gene column (default: hgnc_symbol, else a symbol or gene column by name, else the row names)",
+    )
     .addOption(
       new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]),
     )
@@ -238,7 +256,13 @@ withCausalPathOptions(
         ...options,
         dataset_control: await fileBlob(o.control),
         dataset_pert: await fileBlob(o.perturbed),
-        degs: o.degs ? await readDegs(o.degs) : await readDegsTable(o.degsTable!, o.padj, o.lfc),
+        degs: o.degs
+          ? await readDegs(o.degs)
+          : await readDegsTable(o.degsTable!, {
+              padj: o.padj,
+              lfc: o.lfc,
+              geneColumn: o.degsTableGeneColumn,
+            }),
       };
     }
     const created = await client
@@ -254,6 +278,7 @@ withCausalPathOptions(
 
 interface SubmitOptions extends ColumnOptions, CausalPathOptions {
   degsTable?: string;
+  degsTableGeneColumn?: string;
   padj: number;
   lfc: number;
   species?: "human" | "mouse";
