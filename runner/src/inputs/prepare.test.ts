@@ -195,7 +195,12 @@ describe("Kang 2018 split upload", () => {
         "pooled_fold_changes",
       ]),
     );
-    expect(s.degs).toEqual({ symbols: ["ISG15", "CXCL8", "MX1"], unresolved: ["NOTAGENE"], nDegs: 4 });
+    expect(s.degs).toEqual({
+      symbols: ["ISG15", "CXCL8", "MX1"],
+      ambiguous: [],
+      unresolved: ["NOTAGENE"],
+      nDegs: 4,
+    });
     expect(s.controlLevel).toBe("ctrl");
     expect(s.perturbedLevel).toBe("IFNb");
     const fc = foldChangesForSplitUpload(s.pseudoBulk, s.design);
