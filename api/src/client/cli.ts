@@ -14,7 +14,7 @@ import { saveProfile } from "./config.ts";
 import { CausewayError } from "./errors.ts";
 import { progressReporter } from "./progress.ts";
 import { saveResults } from "./results.ts";
-import type { CausewayClient, PredictionStatus, PredictionSubmission } from "./sdk.ts";
+import type { CausewayClient, GraphExportFormat, PredictionStatus, PredictionSubmission } from "./sdk.ts";
 import { waitForCausalAnalysis, waitForPrediction } from "./wait.ts";
 import {
   clientOf,
@@ -401,28 +401,59 @@ program
 
 program
   .command("graph")
-  .description("causal graph PNG of a target_validation prediction (or --causal-analysis) into a file")
+  .description(
+    "causal graph of a target_validation prediction (or --causal-analysis): the PNG, or with --format a network file for Cytoscape (cx2, graphml, sif)",
+  )
   .argument("<id>", "prediction id (or causal-analysis id)")
-  .requiredOption("--out <file>", "PNG file to write")
+  .option("--out <file>", "file to write (required for png; network files go to standard output without it)")
+  .addOption(
+    new Option(
+      "--format <format>",
+      "png, or cx2 / graphml / sif: the PNG's nodes and edges as a network file",
+    )
+      .choices(["png", "cx2", "graphml", "sif"])
+      .default("png"),
+  )
   .option("--top-n-degs <n>", "DEGs to draw (1..10000)", integer, 20)
-  .option("--dpi <n>", "72..600", integer)
-  .option("--causal-analysis", "the id is a causal-analysis id (its pre-rendered graph)")
-  .option("--json", "print {out, bytes, sha256}")
+  .option("--dpi <n>", "png: 72..600", integer)
+  .option("--causal-analysis", "the id is a causal-analysis id (its own graph, fixed at creation)")
+  .option("--json", "print {out, format, bytes, sha256}")
   .action(
     async (
       id: string,
-      o: { out: string; topNDegs: number; dpi?: number; causalAnalysis?: boolean; json?: boolean },
+      o: {
+        out?: string;
+        format: "png" | GraphExportFormat;
+        topNDegs: number;
+        dpi?: number;
+        causalAnalysis?: boolean;
+        json?: boolean;
+      },
       cmd: Command,
     ) => {
       const client = await clientOf(cmd);
-      const png = o.causalAnalysis
-        ? await client.getCausalAnalysisGraph(id)
-        : await client.getCausalGraph(id, { top_n_degs: o.topNDegs, dpi: o.dpi });
-      await writeFile(o.out, png);
+      let body: Uint8Array;
+      if (o.format === "png") {
+        if (o.out === undefined) throw new CausewayError("invalid_input", "--format png needs --out FILE", 0);
+        body = o.causalAnalysis
+          ? await client.getCausalAnalysisGraph(id)
+          : await client.getCausalGraph(id, { top_n_degs: o.topNDegs, dpi: o.dpi });
+      } else {
+        const text = o.causalAnalysis
+          ? await client.getCausalAnalysisGraphExport(id, { format: o.format })
+          : await client.getCausalGraphExport(id, { top_n_degs: o.topNDegs, format: o.format });
+        if (o.out === undefined) {
+          process.stdout.write(text);
+          return;
+        }
+        body = new TextEncoder().encode(text);
+      }
+      await writeFile(o.out, body);
       const result = {
         out: o.out,
-        bytes: png.byteLength,
-        sha256: createHash("sha256").update(png).digest("hex"),
+        format: o.format,
+        bytes: body.byteLength,
+        sha256: createHash("sha256").update(body).digest("hex"),
       };
       if (o.json) printJson(result);
       else out(`${basename(o.out)}: ${result.bytes} bytes`);

@@ -8,6 +8,7 @@ export type {
   CausalPaths,
   ClientOptions,
   DegsImpacted,
+  GraphExportFormat,
   IntermediaryProteins,
   MappedDegs,
   PredictionStatus,
