@@ -15,6 +15,7 @@ export const ARTIFACTS = {
   causalPaths: "causal_paths.tsv",
   causalGraph: "causal_graph.png",
   causalGraphInputs: "causal_graph_inputs.json",
+  roCrate: "ro-crate-metadata.json",
 } as const;
 
 export type ArtifactName = (typeof ARTIFACTS)[keyof typeof ARTIFACTS];

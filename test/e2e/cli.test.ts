@@ -135,6 +135,25 @@ describe("causeway CLI on the Kang 2018 data", () => {
     expect(run.stdout).toContain("status.json");
   });
 
+  it("keeps a provenance record whose checksums match the uploaded files and the downloads", async () => {
+    const out = join(work, "results");
+    const crate = JSON.parse(await readFile(join(out, "artifacts", "ro-crate-metadata.json"), "utf8")) as {
+      "@context": string[];
+      "@graph": ({ "@id": string; "@type": string | string[] } & Record<string, unknown>)[];
+    };
+    expect(crate["@context"][0]).toBe("https://w3id.org/ro/crate/1.1/context");
+    const byId = new Map(crate["@graph"].map((e) => [e["@id"], e]));
+    expect(byId.get("ro-crate-metadata.json")).toMatchObject({ about: { "@id": "./" } });
+    const root = byId.get("./")!;
+    expect(root.conformsTo).toContainEqual({ "@id": "https://w3id.org/ro/wfrun/workflow/0.5" });
+    for (const f of ["control.h5ad", "perturbed.h5ad"])
+      expect(byId.get(`#input-${f}`)!.sha256, f).toBe(sha256(await readFile(join(SPLIT, f))));
+    const parts = (root.hasPart as { "@id": string }[]).map((p) => p["@id"]);
+    expect(parts.length).toBeGreaterThan(5);
+    for (const name of parts)
+      expect(byId.get(name)!.sha256, name).toBe(sha256(await readFile(join(out, "artifacts", name))));
+  });
+
   it("writes the causal graph PNG, prints the paths and the quota", async () => {
     const png = join(work, "graph.png");
     const graph = await causeway(["graph", id, "--out", png, "--top-n-degs", "10", "--dpi", "72", "--json"]);
