@@ -8,6 +8,7 @@ export type {
   CausalPaths,
   ClientOptions,
   DegsImpacted,
+  GraphExportFormat,
   IntermediaryProteins,
   MappedDegs,
   PredictionStatus,
@@ -20,6 +21,7 @@ export type {
   SubmissionOptions,
 } from "./sdk.ts";
 export { CausewayError } from "./errors.ts";
+export { GENE_COLUMNS, selectDegs, type DeTableSelection, type SelectDegsOptions } from "./de-table.ts";
 export { waitForCausalAnalysis, waitForPrediction, type Progress, type WaitOptions } from "./wait.ts";
 export { saveResults, type SavedFile, type SavedResults } from "./results.ts";
 export { resolveConnection, type Connection } from "./config.ts";
