@@ -43,6 +43,7 @@ import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
+import { Expectations } from "./expectations.ts";
 import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
 import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
 
@@ -105,33 +106,11 @@ export class Controller {
   private readonly jobs: ResilientInformer<V1Job>;
   private readonly resources = new Map<JobKind, ResilientInformer<KubernetesObject>>();
   private readonly cache: ControllerCache;
-  /**
-   * The resourceVersion each key's last status write was made on, when that write produced a
-   * newer one: a cached copy still at this version is known stale, and a pass on it would only
-   * meet a conflict. The watch event of the write re-enqueues the key.
-   */
-  private readonly superseded = new Map<string, string>();
-  /**
-   * Keys with work deferred until the cache holds the operator's own last write (a pass on the
-   * superseded copy would only meet a conflict): the own write's event runs it. The value says
-   * whether that work matters even when the write made the resource terminal (a resource event,
-   * or a Job that still runs); pod events and finished Jobs do not.
-   */
-  private readonly skipped = new Map<string, boolean>();
-  /** The resourceVersion of each Job this operator created, by namespace/name: its add event is no news. */
-  private readonly ownJobs = new Map<string, string>();
-  /**
-   * Writes on their way, with the versions their watch events brought meanwhile (the watch can
-   * be faster than the write's answer): status writes by queue key, Job creates by
-   * namespace/name. Once the answer is in, the event of the write itself is dropped and any
-   * other one enqueued.
-   */
-  private readonly writing = new Map<string, string[]>();
-  private readonly creating = new Map<string, string[]>();
+  /** Own status writes (by queue key) and Job creates (by namespace/name) whose events are due. */
+  private readonly statusWrites = new Expectations();
+  private readonly jobCreates = new Expectations();
   /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
   private readonly views = new Map<string, string>();
-  /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
-  private readonly ownWrites = new Map<string, string>();
   /**
    * The last state of deleted Jobs, from their delete events, by namespace/name. A Job may be
    * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; what that means is
@@ -254,33 +233,26 @@ export class Controller {
 
   /**
    * A resource event enqueues its key at once, except the update of the operator's own status
-   * write, which tells the pass that made it nothing new (unless a pass was skipped waiting
-   * for exactly that version: the `superseded` case).
+   * write, which tells the pass that made it nothing new (unless work was deferred to it while
+   * the cache still held the copy the write superseded: expectations.ts).
    */
   private onResourceEvent(kind: JobKind, obj: KubernetesObject, type: InformerEvent): void {
     const { namespace, name, resourceVersion } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
-    const inFlight = this.writing.get(key);
-    if (inFlight && type === "update" && resourceVersion !== undefined) {
-      inFlight.push(resourceVersion);
+    if (type === "update" && resourceVersion !== undefined && this.statusWrites.hold(key, resourceVersion))
+      return;
+    const triggers = this.o.metrics.reconcileTriggers;
+    const seen = this.statusWrites.observe(key, type === "update" ? resourceVersion : undefined);
+    // The cache has caught up with the write: only work deferred to it runs a pass.
+    const phase = (obj as CausewayResource).status?.phase;
+    if (
+      seen.own &&
+      (seen.deferred === undefined || (seen.deferred === "unlessTerminal" && isTerminal(phase)))
+    ) {
+      triggers.inc({ source: "resource", outcome: "own_write" });
       return;
     }
-    const own = this.ownWrites.get(key);
-    this.ownWrites.delete(key);
-    const triggers = this.o.metrics.reconcileTriggers;
-    if (type === "update" && own !== undefined && own === resourceVersion) {
-      // The cache has caught up with the write: no copy older than it can come back.
-      this.superseded.delete(key);
-      const deferred = this.skipped.get(key);
-      this.skipped.delete(key);
-      const phase = (obj as CausewayResource).status?.phase;
-      if (deferred === undefined || (!deferred && isTerminal(phase))) {
-        triggers.inc({ source: "resource", outcome: "own_write" });
-        return;
-      }
-    }
-    this.skipped.delete(key);
     triggers.inc({ source: "resource", outcome: "queued" });
     this.queue.add(key);
   }
@@ -314,15 +286,10 @@ export class Controller {
       }
     }
     if (source === "job") {
-      const ownKey = `${namespace}/${objName}`;
-      const inFlight = this.creating.get(ownKey);
-      if (inFlight && type === "add" && resourceVersion !== undefined) {
-        inFlight.push(resourceVersion);
+      const jobKey = `${namespace}/${objName}`;
+      if (type === "add" && resourceVersion !== undefined && this.jobCreates.hold(jobKey, resourceVersion))
         return;
-      }
-      const own = this.ownJobs.get(ownKey);
-      this.ownJobs.delete(ownKey);
-      if (type === "add" && own !== undefined && own === resourceVersion) {
+      if (this.jobCreates.observe(jobKey, type === "add" ? resourceVersion : undefined).own) {
         triggers.inc({ source, outcome: "own_job" });
         return;
       }
@@ -332,9 +299,8 @@ export class Controller {
     const matters =
       source === "job" && type !== "delete" && !job.metadata?.deletionTimestamp && !isJobFinished(job);
     const cached = this.cache.resource(kind, namespace, name);
-    const version = cached?.metadata.resourceVersion;
-    if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.set(key, (this.skipped.get(key) ?? false) || matters);
+    if (this.statusWrites.isSuperseded(key, cached?.metadata.resourceVersion)) {
+      this.statusWrites.defer(key, matters ? "always" : "unlessTerminal");
       triggers.inc({ source, outcome: "deferred" });
       return;
     }
@@ -391,21 +357,17 @@ export class Controller {
     const effects = this.o.metrics.reconcileEffects;
     if (!cached) {
       this.missingSince.delete(key);
-      this.superseded.delete(key);
-      this.ownWrites.delete(key);
-      this.skipped.delete(key);
+      this.statusWrites.forget(key);
       effects.inc({ kind, effect: "gone" });
       return {};
     }
-    const version = cached.metadata.resourceVersion;
-    if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.set(key, true);
+    if (this.statusWrites.isSuperseded(key, cached.metadata.resourceVersion)) {
+      this.statusWrites.defer(key, "always");
       effects.inc({ kind, effect: "skipped" });
       return {};
     }
-    this.superseded.delete(key);
     // This pass sees the caches after any deferred event: it does that event's work.
-    this.skipped.delete(key);
+    this.statusWrites.current(key);
     // Never mutate cached objects.
     const resource = structuredClone(cached);
     // The pass continues the trace the API started (the resource's traceparent annotation).
@@ -487,15 +449,14 @@ export class Controller {
     const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
     this.o.metrics.reconcileEffects.inc({ kind, effect });
     if (decision.status) {
-      const seen: string[] = [];
-      this.writing.set(key, seen);
+      this.statusWrites.begin(key);
       let written: Awaited<ReturnType<KubeGateway["applyStatus"]>> | undefined;
       try {
         written = await this.o.gateway.applyStatus(resource, decision.status);
       } finally {
-        this.writing.delete(key);
         const after = written !== undefined && written !== "conflict" ? written.resourceVersion : undefined;
-        this.settleWrite(key, seen, resource.metadata.resourceVersion, after);
+        const { own, news } = this.statusWrites.settleUpdate(key, after, resource.metadata.resourceVersion);
+        this.released("resource", key, own, news);
       }
       if (written === "conflict") {
         // The cache was behind: the newer version's watch event brings this key back.
@@ -513,39 +474,15 @@ export class Controller {
     return { requeueAfterMs: decision.requeueAfterMs };
   }
 
-  /**
-   * After a status write (`after`: its new version, if it succeeded): the watch events that
-   * arrived during it are dropped if they are the write's own and enqueued otherwise; a write
-   * whose event is still to come is remembered, with the copy it superseded.
-   */
-  private settleWrite(
-    key: string,
-    seen: string[],
-    before: string | undefined,
-    after: string | undefined,
-  ): void {
+  /** Counts the watch events held during an own write and enqueues those that were news. */
+  private released(source: "resource" | "job", key: string, own: number, news: string[]): void {
     const triggers = this.o.metrics.reconcileTriggers;
-    for (const version of seen) {
-      const own = version === after;
-      triggers.inc({ source: "resource", outcome: own ? "own_write" : "queued" });
-      if (!own) this.queue.add(key);
+    if (own > 0) triggers.inc({ source, outcome: source === "job" ? "own_job" : "own_write" }, own);
+    for (let i = 0; i < news.length; i++) {
+      triggers.inc({ source, outcome: "queued" });
+      if (source === "job") this.queue.addAfter(key, this.o.coalesceMs ?? 0);
+      else this.queue.add(key);
     }
-    if (before !== undefined && after !== undefined && after !== before && !seen.includes(after)) {
-      this.superseded.set(key, before);
-      this.ownWrites.set(key, after);
-    }
-  }
-
-  /** The Job create counterpart of {@link settleWrite}. */
-  private settleCreate(key: string, jobKey: string, seen: string[], created: V1Job | undefined): void {
-    const triggers = this.o.metrics.reconcileTriggers;
-    const version = created?.metadata?.resourceVersion;
-    for (const v of seen) {
-      const own = v === version;
-      triggers.inc({ source: "job", outcome: own ? "own_job" : "queued" });
-      if (!own) this.queue.addAfter(key, this.o.coalesceMs ?? 0);
-    }
-    if (version !== undefined && !seen.includes(version)) this.ownJobs.set(jobKey, version);
   }
 
   /** Carries out one action; "reobserve" when a create found its Job already there. */
@@ -571,8 +508,7 @@ export class Controller {
       }
       case "createJob": {
         const jobKey = `${namespace}/${action.job.metadata?.name ?? ""}`;
-        const seen: string[] = [];
-        this.creating.set(jobKey, seen);
+        this.jobCreates.begin(jobKey);
         let created: V1Job | "exists" | undefined;
         try {
           // The runner's TRACEPARENT points at the span that created its Job.
@@ -580,9 +516,9 @@ export class Controller {
             gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
           );
         } finally {
-          this.creating.delete(jobKey);
-          const key = queueKey(kind, namespace, resource.metadata.name ?? "");
-          this.settleCreate(key, jobKey, seen, created === "exists" ? undefined : created);
+          const version = created === "exists" ? undefined : created?.metadata?.resourceVersion;
+          const { own, news } = this.jobCreates.settle(jobKey, version);
+          this.released("job", queueKey(kind, namespace, resource.metadata.name ?? ""), own, news);
         }
         // An earlier pass or another leader was first: whose Job it is, the next round decides.
         if (created === "exists") return "reobserve";
