@@ -44,14 +44,12 @@ import type { FailureReporter } from "./api-callback.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
 import { Expectations } from "./expectations.ts";
+import { Tombstones } from "./tombstones.ts";
 import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
 import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
 
 const KINDS: JobKind[] = ["prediction", "causal_analysis"];
 const SINGULAR_TO_KIND = new Map<string, JobKind>(KINDS.map((k) => [RESOURCES[k].singular, k]));
-/** How long the last state of a deleted Job is remembered, and how many are. */
-const TOMBSTONE_TTL_MS = 15 * 60_000;
-const TOMBSTONE_MAX = 2_000;
 /** Rounds of one pass: a create that finds its Job already there observes once more. */
 const MAX_ROUNDS = 2;
 
@@ -111,17 +109,14 @@ export class Controller {
   private readonly jobCreates = new Expectations();
   /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
   private readonly views = new Map<string, string>();
-  /**
-   * The last state of deleted Jobs, from their delete events, by namespace/name. A Job may be
-   * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; what that means is
-   * reconcile's to say (`Observed.deletedJob`).
-   */
-  private readonly tombstones = new Map<string, { job: V1Job; at: number }>();
+  /** Deleted Jobs' last states, which a pass reads as `Observed.deletedJob`. */
+  private readonly tombstones: Tombstones;
   /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
   private readonly missingSince = new Map<string, Date>();
 
   constructor(options: ControllerOptions) {
     this.o = options;
+    this.tombstones = new Tombstones(options.clock);
     this.queue = new WorkQueue({
       concurrency: options.concurrency,
       baseDelayMs: 500,
@@ -220,15 +215,7 @@ export class Controller {
   }
 
   private rememberDeleted(job: V1Job): void {
-    const now = this.o.clock.now();
-    this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, {
-      job: tombstoneOf(job),
-      at: now,
-    });
-    for (const [k, t] of this.tombstones) {
-      if (now - t.at < TOMBSTONE_TTL_MS && this.tombstones.size <= TOMBSTONE_MAX) break;
-      this.tombstones.delete(k);
-    }
+    this.tombstones.remember(job);
   }
 
   /**
@@ -415,7 +402,7 @@ export class Controller {
     return {
       resource,
       job,
-      deletedJob: this.tombstones.get(`${namespace}/${jobName}`)?.job ?? null,
+      deletedJob: this.tombstones.get(namespace, jobName),
       jobMissingSince: this.missingSince.get(key) ?? null,
       pods,
       now: new Date(this.o.clock.now()),
@@ -536,30 +523,6 @@ export class Controller {
         return unreachable(action);
     }
   }
-}
-
-/**
- * What a deleted Job's tombstone keeps: the fields the decisions read of it (ownership, the
- * finished conditions and counts, the deadline for its message, the timestamps). A whole Job
- * (pod template, managedFields) is ~10 KB; with up to TOMBSTONE_MAX remembered, the operator's
- * settled heap grew ~30 MB over a 3,000-cycle soak.
- */
-function tombstoneOf(job: V1Job): V1Job {
-  const m = job.metadata ?? {};
-  return {
-    apiVersion: job.apiVersion,
-    kind: job.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      creationTimestamp: m.creationTimestamp,
-      deletionTimestamp: m.deletionTimestamp,
-      ownerReferences: m.ownerReferences,
-    },
-    spec: { activeDeadlineSeconds: job.spec?.activeDeadlineSeconds, template: {} },
-    status: job.status,
-  };
 }
 
 /** The pure decision for a resource of either kind. */
