@@ -30,14 +30,12 @@ import {
   type PredictionResource,
 } from "@causeway/contract";
 import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames, isJobFinished, jobOwnerReference } from "../reconcile/job.ts";
-import { isTerminal } from "../reconcile/runner-job.ts";
+import { childNames, jobOwnerReference } from "../reconcile/job.ts";
 import { reconcilePrediction } from "../reconcile/prediction.ts";
 import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
 import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
-import { isFreshPod, jobView, podView } from "./decision-view.ts";
 import { ResilientInformer, type InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
 import type { FailureReporter } from "./api-callback.ts";
@@ -45,11 +43,11 @@ import type { OperatorMetrics } from "./metrics.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
 import { Expectations } from "./expectations.ts";
 import { Tombstones } from "./tombstones.ts";
+import { ownerOf, WatchPredicates, type OwnedSource } from "./predicates.ts";
 import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
 import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
 
 const KINDS: JobKind[] = ["prediction", "causal_analysis"];
-const SINGULAR_TO_KIND = new Map<string, JobKind>(KINDS.map((k) => [RESOURCES[k].singular, k]));
 /** Rounds of one pass: a create that finds its Job already there observes once more. */
 const MAX_ROUNDS = 2;
 
@@ -107,8 +105,7 @@ export class Controller {
   /** Own status writes (by queue key) and Job creates (by namespace/name) whose events are due. */
   private readonly statusWrites = new Expectations();
   private readonly jobCreates = new Expectations();
-  /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
-  private readonly views = new Map<string, string>();
+  private readonly predicates: WatchPredicates;
   /** Deleted Jobs' last states, which a pass reads as `Observed.deletedJob`. */
   private readonly tombstones: Tombstones;
   /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
@@ -180,6 +177,11 @@ export class Controller {
         this.resources.get(kind)?.get(name, namespace) as CausewayResource | undefined,
       job: (namespace, name) => this.jobs.get(name, namespace),
     };
+    this.predicates = new WatchPredicates({
+      statusWrites: this.statusWrites,
+      jobCreates: this.jobCreates,
+      resource: (kind, namespace, name) => this.cache.resource(kind, namespace, name),
+    });
   }
 
   /** The account a queue key's resource belongs to (its own key when the cache has no resource). */
@@ -218,85 +220,29 @@ export class Controller {
     this.tombstones.remember(job);
   }
 
-  /**
-   * A resource event enqueues its key at once, except the update of the operator's own status
-   * write, which tells the pass that made it nothing new (unless work was deferred to it while
-   * the cache still held the copy the write superseded: expectations.ts).
-   */
+  /** A resource event: queued at once unless it is the echo of an own status write. */
   private onResourceEvent(kind: JobKind, obj: KubernetesObject, type: InformerEvent): void {
-    const { namespace, name, resourceVersion } = obj.metadata ?? {};
+    const { namespace, name } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
-    if (type === "update" && resourceVersion !== undefined && this.statusWrites.hold(key, resourceVersion))
-      return;
-    const triggers = this.o.metrics.reconcileTriggers;
-    const seen = this.statusWrites.observe(key, type === "update" ? resourceVersion : undefined);
-    // The cache has caught up with the write: only work deferred to it runs a pass.
-    const phase = (obj as CausewayResource).status?.phase;
-    if (
-      seen.own &&
-      (seen.deferred === undefined || (seen.deferred === "unlessTerminal" && isTerminal(phase)))
-    ) {
-      triggers.inc({ source: "resource", outcome: "own_write" });
-      return;
-    }
-    triggers.inc({ source: "resource", outcome: "queued" });
-    this.queue.add(key);
+    const outcome = this.predicates.resourceEvent(key, obj as CausewayResource, type);
+    if (outcome === "held") return;
+    this.o.metrics.reconcileTriggers.inc({ source: "resource", outcome });
+    if (outcome === "queued") this.queue.add(key);
   }
 
   /**
-   * Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced.
-   * Events that cannot change a decision run no pass (controller-runtime's predicates): the add
-   * event of a Job this operator has just created (the creating pass decided on it already),
-   * and, for a terminal resource, anything but a Job that still runs (cleanup reads nothing
-   * else). While the cached resource is one the operator's own write has superseded, the event
-   * waits for that write's watch event instead of running a pass that would meet a conflict.
+   * A Job or pod event, for the resource its labels name, when it can change a decision
+   * (predicates.ts); queued after `coalesceMs`, so a runner's burst of updates runs one pass.
    */
-  private enqueueOwner(source: "job" | "pod", obj: KubernetesObject, type: InformerEvent): void {
-    const labels = obj.metadata?.labels ?? {};
-    const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
-    const { namespace, name: objName, resourceVersion } = obj.metadata ?? {};
-    const name = labels[LABELS.resource];
-    if (!kind || !namespace || !name) return;
-    const key = queueKey(kind, namespace, name);
-    const triggers = this.o.metrics.reconcileTriggers;
-    // An update that leaves everything the decisions read as it was cannot change one.
-    const viewKey = `${source}/${namespace}/${objName}`;
-    if (type === "delete") this.views.delete(viewKey);
-    else {
-      const view = source === "job" ? jobView(obj as V1Job) : podView(obj as V1Pod);
-      const unchanged = type === "update" && this.views.get(viewKey) === view;
-      this.views.set(viewKey, view);
-      if (unchanged || (source === "pod" && type === "add" && isFreshPod(obj as V1Pod))) {
-        triggers.inc({ source, outcome: "unchanged" });
-        return;
-      }
-    }
-    if (source === "job") {
-      const jobKey = `${namespace}/${objName}`;
-      if (type === "add" && resourceVersion !== undefined && this.jobCreates.hold(jobKey, resourceVersion))
-        return;
-      if (this.jobCreates.observe(jobKey, type === "add" ? resourceVersion : undefined).own) {
-        triggers.inc({ source, outcome: "own_job" });
-        return;
-      }
-    }
-    // A Job that runs on matters to a terminal resource (cleanup stops it); nothing else does.
-    const job = obj as V1Job;
-    const matters =
-      source === "job" && type !== "delete" && !job.metadata?.deletionTimestamp && !isJobFinished(job);
-    const cached = this.cache.resource(kind, namespace, name);
-    if (this.statusWrites.isSuperseded(key, cached?.metadata.resourceVersion)) {
-      this.statusWrites.defer(key, matters ? "always" : "unlessTerminal");
-      triggers.inc({ source, outcome: "deferred" });
-      return;
-    }
-    if (cached && isTerminal(cached.status?.phase) && !matters) {
-      triggers.inc({ source, outcome: "terminal" });
-      return;
-    }
-    triggers.inc({ source, outcome: "queued" });
-    this.queue.addAfter(key, this.o.coalesceMs ?? 0);
+  private enqueueOwner(source: OwnedSource, obj: KubernetesObject, type: InformerEvent): void {
+    const owner = ownerOf(obj);
+    if (!owner) return;
+    const key = queueKey(owner.kind, owner.namespace, owner.name);
+    const outcome = this.predicates.ownedEvent(source, owner, key, obj, type);
+    if (outcome === "held") return;
+    this.o.metrics.reconcileTriggers.inc({ source, outcome });
+    if (outcome === "queued") this.queue.addAfter(key, this.o.coalesceMs ?? 0);
   }
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
@@ -462,7 +408,7 @@ export class Controller {
   }
 
   /** Counts the watch events held during an own write and enqueues those that were news. */
-  private released(source: "resource" | "job", key: string, own: number, news: string[]): void {
+  private released(source: "resource" | OwnedSource, key: string, own: number, news: string[]): void {
     const triggers = this.o.metrics.reconcileTriggers;
     if (own > 0) triggers.inc({ source, outcome: source === "job" ? "own_job" : "own_write" }, own);
     for (let i = 0; i < news.length; i++) {
