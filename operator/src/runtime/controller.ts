@@ -1,8 +1,9 @@
 /**
- * Wires the plumbing to the decisions: informers feed keys into the work queue; a worker
- * reads the resource, its Job and its pods from the informers' caches, asks the pure
- * reconcile function what to do, carries out its actions, writes status once (only when it
- * changed), records Events and metrics, and hands the requeue delay back to the queue.
+ * Wires the plumbing to the decisions: informers (caches.ts) feed watch events through the
+ * predicates (predicates.ts) into the work queue; a worker reads the resource, its Job and its
+ * pods from the caches, asks the pure reconcile function what to do, has its actions and its
+ * one status write carried out (writes.ts), records Events and metrics, and hands the requeue
+ * delay back to the queue. Own writes are told from news by the expectations (expectations.ts).
  *
  * Reading caches is safe (controller-runtime's model): a Job created on a stale cache miss
  * hits 409 on its deterministic name and the pass reads that Job live; a status computed
@@ -10,52 +11,31 @@
  * newer version's watch event brings the key back. Live reads remain only where a cache
  * miss would mean a decision: a Job the status says was created but the cache lacks.
  */
-import type {
-  KubeConfig,
-  KubernetesListObject,
-  KubernetesObject,
-  V1Job,
-  V1Pod,
-} from "@kubernetes/client-node";
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject, V1Job } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { JobKind } from "@causeway/contract";
-import {
-  GROUP,
-  LABELS,
-  RESOURCES,
-  VERSION,
-  type CausalAnalysisResource,
-  type CausewayResource,
-  type PredictionResource,
-} from "@causeway/contract";
-import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames, jobOwnerReference } from "../reconcile/job.ts";
-import { reconcilePrediction } from "../reconcile/prediction.ts";
-import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { CausewayResource, JobKind } from "@causeway/contract";
+import { inSpan } from "@causeway/contract/telemetry";
+import { resourceTraceContext } from "../observability/tracing.ts";
+import { decide } from "../reconcile/decide.ts";
+import { childNames } from "../reconcile/job.ts";
+import type { Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { FailureReporter } from "./api-callback.ts";
+import { InformerCaches, type ControllerCache } from "./caches.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
-import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
-import { ResilientInformer, type InformerEvent } from "./informer.ts";
-import type { KubeGateway } from "./kube.ts";
-import type { FailureReporter } from "./api-callback.ts";
-import type { OperatorMetrics } from "./metrics.ts";
-import { WorkQueue, type HandlerResult } from "./queue.ts";
 import { Expectations } from "./expectations.ts";
-import { Tombstones } from "./tombstones.ts";
+import type { InformerEvent } from "./informer.ts";
+import type { KubeGateway } from "./kube.ts";
+import type { OperatorMetrics } from "./metrics.ts";
 import { ownerOf, WatchPredicates, type OwnedSource } from "./predicates.ts";
-import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
-import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
+import { WorkQueue, type HandlerResult } from "./queue.ts";
+import { Tombstones } from "./tombstones.ts";
+import { PassWrites } from "./writes.ts";
 
-const KINDS: JobKind[] = ["prediction", "causal_analysis"];
+export type { ControllerCache } from "./caches.ts";
+
 /** Rounds of one pass: a create that finds its Job already there observes once more. */
 const MAX_ROUNDS = 2;
-
-/** What a pass reads from the informers' caches (tests pass their own). */
-export interface ControllerCache {
-  resource(kind: JobKind, namespace: string, name: string): CausewayResource | undefined;
-  job(namespace: string, name: string): V1Job | undefined;
-}
 
 /** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
 export interface ControllerOptions {
@@ -75,9 +55,8 @@ export interface ControllerOptions {
   /** Defaults to the controller's own informers. */
   cache?: ControllerCache;
   /**
-   * How long a Job or pod event waits for more of its kind before its pass runs: a runner's
-   * life is a burst of pod and Job updates, and one pass after the burst decides the same as
-   * one per update. Resource events run at once (creating the Job is never delayed).
+   * How long a Job or pod event waits for the rest of its burst (a runner's life is several
+   * updates of each, and one pass after them decides the same); resource events run at once.
    */
   coalesceMs?: number;
   /** The queue's fairness group of a key (default: the resource's account). */
@@ -96,16 +75,14 @@ function parseKey(key: string): { kind: JobKind; namespace: string; name: string
 /** The reconcile loop of one operator replica (the leader). */
 export class Controller {
   readonly queue: WorkQueue;
-  readonly informers: ResilientInformer<KubernetesObject>[] = [];
   private readonly o: ControllerOptions;
-  private readonly pods: ResilientInformer<V1Pod>;
-  private readonly jobs: ResilientInformer<V1Job>;
-  private readonly resources = new Map<JobKind, ResilientInformer<KubernetesObject>>();
+  private readonly informers: InformerCaches;
   private readonly cache: ControllerCache;
   /** Own status writes (by queue key) and Job creates (by namespace/name) whose events are due. */
   private readonly statusWrites = new Expectations();
   private readonly jobCreates = new Expectations();
   private readonly predicates: WatchPredicates;
+  private readonly writes: PassWrites;
   /** Deleted Jobs' last states, which a pass reads as `Observed.deletedJob`. */
   private readonly tombstones: Tombstones;
   /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
@@ -126,61 +103,24 @@ export class Controller {
         options.log.warn({ key, err, attempt }, "reconcile failed; retrying with backoff"),
       metrics: options.metrics.queue("causeway"),
     });
-    const custom = options.kc.makeApiClient(CustomObjectsApi);
-    const batch = options.kc.makeApiClient(BatchV1Api);
-    const core = options.kc.makeApiClient(CoreV1Api);
-    const ns = options.namespace;
-    for (const kind of KINDS) {
-      const plural = RESOURCES[kind].plural;
-      const informer = this.informer<KubernetesObject>(
-        trimMeta,
-        plural,
-        `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
-        async () => {
-          const list: unknown = await custom.listNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace: ns,
-            plural,
-          });
-          return list as KubernetesListObject<KubernetesObject>;
-        },
-        (obj, type) => this.onResourceEvent(kind, obj, type),
-      );
-      this.resources.set(kind, informer);
-      this.informers.push(informer);
-    }
-    const selector = `${LABELS.managedBy}=causeway-operator`;
-    this.jobs = this.informer<V1Job>(
-      trimJob,
-      "jobs",
-      `/apis/batch/v1/namespaces/${ns}/jobs`,
-      () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
-      (o, type) => {
-        if (type === "delete") this.rememberDeleted(o);
-        this.enqueueOwner("job", o, type);
+    this.informers = new InformerCaches({
+      ...options,
+      onResource: (kind, obj, type) => this.onResourceEvent(kind, obj, type),
+      onJob: (job, type) => {
+        if (type === "delete") this.rememberDeleted(job);
+        this.enqueueOwner("job", job, type);
       },
-      selector,
-    );
-    this.informers.push(this.jobs as ResilientInformer<KubernetesObject>);
-    this.pods = this.informer<V1Pod>(
-      trimPod,
-      "pods",
-      `/api/v1/namespaces/${ns}/pods`,
-      () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
-      (o, type) => this.enqueueOwner("pod", o, type),
-      selector,
-    );
-    this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
-    this.cache = options.cache ?? {
-      resource: (kind, namespace, name) =>
-        this.resources.get(kind)?.get(name, namespace) as CausewayResource | undefined,
-      job: (namespace, name) => this.jobs.get(name, namespace),
-    };
-    this.predicates = new WatchPredicates({
-      statusWrites: this.statusWrites,
-      jobCreates: this.jobCreates,
-      resource: (kind, namespace, name) => this.cache.resource(kind, namespace, name),
+      onPod: (pod, type) => this.enqueueOwner("pod", pod, type),
+    });
+    this.cache = options.cache ?? this.informers;
+    const { statusWrites, jobCreates, cache } = this;
+    this.predicates = new WatchPredicates({ statusWrites, jobCreates, resource: cache.resource.bind(cache) });
+    this.writes = new PassWrites({
+      ...options,
+      statusWrites,
+      jobCreates,
+      requeue: (source, key) =>
+        source === "job" ? this.queue.addAfter(key, options.coalesceMs ?? 0) : this.queue.add(key),
     });
   }
 
@@ -190,32 +130,7 @@ export class Controller {
     return this.cache.resource(kind, namespace, name)?.spec.account_id ?? key;
   }
 
-  private informer<T extends KubernetesObject>(
-    trim: (obj: T) => void,
-    name: string,
-    path: string,
-    list: () => Promise<KubernetesListObject<T>>,
-    onEvent: (obj: T, type: InformerEvent) => void,
-    labelSelector?: string,
-  ): ResilientInformer<T> {
-    return new ResilientInformer<T>({
-      name,
-      kc: this.o.kc,
-      path,
-      list,
-      labelSelector,
-      clock: this.o.clock,
-      log: this.o.log,
-      relistIntervalMs: this.o.relistIntervalMs,
-      staleAfterMs: this.o.staleAfterMs,
-      backoffBaseMs: 1000,
-      backoffMaxMs: 60_000,
-      onEvent: (type, obj) => onEvent(obj, type),
-      trim,
-      onRestart: (cause) => this.o.metrics.watchRestarts.inc({ resource: name, cause }),
-    });
-  }
-
+  /** A Job's delete event carries its final state, which a pass may still need (tombstones.ts). */
   private rememberDeleted(job: V1Job): void {
     this.tombstones.remember(job);
   }
@@ -247,23 +162,23 @@ export class Controller {
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
   async start(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.start()));
+    await this.informers.start();
     this.o.log.info({ namespace: this.o.namespace }, "controller started");
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.informers.stop();
     await this.queue.shutdown();
   }
 
   /** True when every informer has listed once. */
   get synced(): boolean {
-    return this.informers.every((i) => i.synced);
+    return this.informers.synced;
   }
 
   /** How many informers' watches went silent. */
   staleInformers(): number {
-    return this.informers.filter((i) => i.isStale()).length;
+    return this.informers.staleCount();
   }
 
   /** One reconcile pass for a queue key. */
@@ -338,19 +253,12 @@ export class Controller {
         : live || resource.status?.jobName
           ? await this.o.gateway.getJob(namespace, jobName)
           : null;
-    const pods = this.pods
-      .list(namespace)
-      .filter(
-        (p) =>
-          p.metadata?.labels?.[LABELS.resource] === name &&
-          p.metadata?.labels?.[LABELS.kind] === RESOURCES[kind].singular,
-      );
     return {
       resource,
       job,
       deletedJob: this.tombstones.get(namespace, jobName),
       jobMissingSince: this.missingSince.get(key) ?? null,
-      pods,
+      pods: this.informers.podsOf(kind, namespace, name),
       now: new Date(this.o.clock.now()),
     };
   }
@@ -368,117 +276,22 @@ export class Controller {
     else this.missingSince.delete(key);
     const { namespace, name, generation } = resource.metadata;
     const log = this.o.log.child({ kind, namespace, name, generation });
-    log.debug(
-      {
-        actions: decision.actions.map((a) => a.type),
-        requeueAfterMs: decision.requeueAfterMs,
-        job: observed.job?.metadata?.name ?? null,
-      },
-      "reconciled",
-    );
+    const { actions, requeueAfterMs } = decision;
+    const job = observed.job?.metadata?.name ?? null;
+    log.debug({ actions: actions.map((a) => a.type), requeueAfterMs, job }, "reconciled");
     for (const action of decision.actions) {
-      if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
+      if ((await this.writes.apply(kind, key, resource, action, log)) === "reobserve") return "reobserve";
     }
     const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
     this.o.metrics.reconcileEffects.inc({ kind, effect });
-    if (decision.status) {
-      this.statusWrites.begin(key);
-      let written: Awaited<ReturnType<KubeGateway["applyStatus"]>> | undefined;
-      try {
-        written = await this.o.gateway.applyStatus(resource, decision.status);
-      } finally {
-        const after = written !== undefined && written !== "conflict" ? written.resourceVersion : undefined;
-        const { own, news } = this.statusWrites.settleUpdate(key, after, resource.metadata.resourceVersion);
-        this.released("resource", key, own, news);
-      }
-      if (written === "conflict") {
-        // The cache was behind: the newer version's watch event brings this key back.
-        log.debug("status write met a newer resource version");
-        return {};
-      }
-      const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
-      log.info(
-        { phase: decision.status.phase, reason: failed?.reason, message: failed?.message },
-        "status written",
-      );
-    }
+    // A conflict means the cache was behind: the newer version's watch event brings the key back.
+    if (
+      decision.status &&
+      (await this.writes.writeStatus(key, resource, decision.status, log)) === "conflict"
+    )
+      return {};
     if (decision.finished) this.o.metrics.jobsFinished.inc({ kind, ...decision.finished });
     for (const ev of decision.events) await this.o.recorder.record(resource, ev);
     return { requeueAfterMs: decision.requeueAfterMs };
   }
-
-  /** Counts the watch events held during an own write and enqueues those that were news. */
-  private released(source: "resource" | OwnedSource, key: string, own: number, news: string[]): void {
-    const triggers = this.o.metrics.reconcileTriggers;
-    if (own > 0) triggers.inc({ source, outcome: source === "job" ? "own_job" : "own_write" }, own);
-    for (let i = 0; i < news.length; i++) {
-      triggers.inc({ source, outcome: "queued" });
-      if (source === "job") this.queue.addAfter(key, this.o.coalesceMs ?? 0);
-      else this.queue.add(key);
-    }
-  }
-
-  /** Carries out one action; "reobserve" when a create found its Job already there. */
-  private async apply(
-    kind: JobKind,
-    resource: CausewayResource,
-    action: Action,
-    log: Logger,
-  ): Promise<"done" | "reobserve"> {
-    const gw = this.o.gateway;
-    const namespace = resource.metadata.namespace ?? "";
-    switch (action.type) {
-      case "createSecret":
-        await gw.createSecret(action.secret);
-        return "done";
-      case "deleteJob":
-        await gw.deleteJob(namespace, action.name);
-        return "done";
-      case "reportFailure": {
-        const { errorCode, message } = action;
-        void this.o.reportFailure?.({ kind, jobId: resource.spec.job_id, errorCode, message });
-        return "done";
-      }
-      case "createJob": {
-        const jobKey = `${namespace}/${action.job.metadata?.name ?? ""}`;
-        this.jobCreates.begin(jobKey);
-        let created: V1Job | "exists" | undefined;
-        try {
-          // The runner's TRACEPARENT points at the span that created its Job.
-          created = await inSpan("operator.create_job", (span) =>
-            gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
-          );
-        } finally {
-          const version = created === "exists" ? undefined : created?.metadata?.resourceVersion;
-          const { own, news } = this.jobCreates.settle(jobKey, version);
-          this.released("job", queueKey(kind, namespace, resource.metadata.name ?? ""), own, news);
-        }
-        // An earlier pass or another leader was first: whose Job it is, the next round decides.
-        if (created === "exists") return "reobserve";
-        // A crash before this create leaves a Job without its Secret: the next pass sees a Job
-        // the status does not name yet and creates the Secret (reconcile's createSecret).
-        await gw.createSecret({
-          ...action.secret,
-          metadata: { ...action.secret.metadata, ownerReferences: [jobOwnerReference(created)] },
-        });
-        this.o.metrics.jobsCreated.inc({ kind });
-        log.info({ job: action.job.metadata?.name }, "created runner Job");
-        return "done";
-      }
-      default:
-        return unreachable(action);
-    }
-  }
-}
-
-/** The pure decision for a resource of either kind. */
-function decide(kind: JobKind, observed: Observed, config: ReconcileConfig): Decision {
-  return kind === "prediction"
-    ? reconcilePrediction(observed as Observed<PredictionResource>, config)
-    : reconcileCausalAnalysis(observed as Observed<CausalAnalysisResource>, config);
-}
-
-/** Makes a new Action type a compile error here until the runtime carries it out. */
-function unreachable(action: never): never {
-  throw new Error(`unknown action ${JSON.stringify(action)}`);
 }
