@@ -48,8 +48,8 @@ export class Tombstones {
 /**
  * What a tombstone keeps of a Job: the fields the decisions read (ownership, the finished
  * conditions and counts, the deadline for its message, the timestamps). The pod template and
- * managedFields are most of a Job, and the store holds up to TOMBSTONE_MAX of them (operator/README.md,
- * "Tests", has the soak figures).
+ * managedFields are most of a Job, and the store holds up to TOMBSTONE_MAX of them (the heap
+ * this saves: adr/0003-own-writes-and-news.md).
  */
 export function tombstoneOf(job: V1Job): V1Job {
   const m = job.metadata ?? {};
