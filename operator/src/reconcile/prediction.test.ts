@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
-import {
-  aCausalAnalysis,
-  aJob,
-  aPod,
-  aPrediction,
-  at,
-  JOB_ID,
-  T0,
-  testConfig,
-} from "../../../test/builders/prediction.ts";
+import { aJob, aPod, aPrediction, at, JOB_ID, T0, testConfig } from "../../../test/builders/prediction.ts";
 import type { PredictionResource } from "@causeway/contract";
 import { reconcilePrediction } from "./prediction.ts";
-import { reconcileCausalAnalysis } from "./causal-analysis.ts";
 import type { Decision } from "./types.ts";
 
 const config = testConfig();
@@ -495,24 +485,6 @@ describe("reconcilePrediction", () => {
     const d = reconcilePrediction({ resource, job: job(resource).build(), pods, now: at(70) }, config);
     expect(d.status?.phase ?? "Processing").toBe("Processing");
     expect(d.requeueAfterMs).toBe(290_000);
-  });
-});
-
-describe("reconcileCausalAnalysis", () => {
-  it("creates a cw-ca Job for a new resource", () => {
-    const d = reconcileCausalAnalysis({ resource: aCausalAnalysis(), job: null, pods: [], now: T0 }, config);
-    const create = d.actions.find((a) => a.type === "createJob");
-    expect(create?.type === "createJob" && create.job.metadata?.name).toBe(`cw-ca-${JOB_ID}`);
-    expect(d.status?.phase).toBe("Pending");
-  });
-
-  it("rejects a spec without prediction artifacts", () => {
-    const d = reconcileCausalAnalysis(
-      { resource: aCausalAnalysis({ prediction_artifacts: {} }), job: null, pods: [], now: T0 },
-      config,
-    );
-    expect(d.status?.conditions?.find((c) => c.type === "Failed")?.reason).toBe("InvalidSpec");
-    expect(d.actions.some((a) => a.type === "createJob")).toBe(false);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * Wires the plumbing to the decisions: informers feed keys into the work queue; a worker
- * reads the resource, its Job and its pods from the informers' caches, asks the pure
- * reconcile function what to do, carries out its actions, writes status once (only when it
- * changed), records Events and metrics, and hands the requeue delay back to the queue.
+ * Wires the plumbing to the decisions: informers (caches.ts) feed watch events through the
+ * predicates (predicates.ts) into the work queue; a worker reads the resource, its Job and its
+ * pods from the caches, asks the pure reconcile function what to do, has its actions and its
+ * one status write carried out (writes.ts), records Events and metrics, and hands the requeue
+ * delay back to the queue. Own writes are told from news by the expectations (expectations.ts).
  *
  * Reading caches is safe (controller-runtime's model): a Job created on a stale cache miss
  * hits 409 on its deterministic name and the pass reads that Job live; a status computed
@@ -10,55 +11,31 @@
  * newer version's watch event brings the key back. Live reads remain only where a cache
  * miss would mean a decision: a Job the status says was created but the cache lacks.
  */
-import type {
-  KubeConfig,
-  KubernetesListObject,
-  KubernetesObject,
-  V1Job,
-  V1Pod,
-} from "@kubernetes/client-node";
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject, V1Job } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { JobKind } from "@causeway/contract";
-import {
-  GROUP,
-  LABELS,
-  RESOURCES,
-  VERSION,
-  type CausalAnalysisResource,
-  type CausewayResource,
-  type PredictionResource,
-} from "@causeway/contract";
-import { reconcileCausalAnalysis } from "../reconcile/causal-analysis.ts";
-import { childNames, isJobFinished, jobOwnerReference } from "../reconcile/job.ts";
-import { isTerminal } from "../reconcile/runner-job.ts";
-import { reconcilePrediction } from "../reconcile/prediction.ts";
-import type { Action, Decision, Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { CausewayResource, JobKind } from "@causeway/contract";
+import { inSpan } from "@causeway/contract/telemetry";
+import { resourceTraceContext } from "../observability/tracing.ts";
+import { decide } from "../reconcile/decide.ts";
+import { childNames } from "../reconcile/job.ts";
+import type { Observed, ReconcileConfig } from "../reconcile/types.ts";
+import type { FailureReporter } from "./api-callback.ts";
+import { InformerCaches, type ControllerCache } from "./caches.ts";
 import type { Clock } from "./clock.ts";
 import type { EventRecorder } from "./events.ts";
-import { trimJob, trimMeta, trimPod } from "./cache-trim.ts";
-import { isFreshPod, jobView, podView } from "./decision-view.ts";
-import { ResilientInformer, type InformerEvent } from "./informer.ts";
+import { Expectations } from "./expectations.ts";
+import type { InformerEvent } from "./informer.ts";
 import type { KubeGateway } from "./kube.ts";
-import type { FailureReporter } from "./api-callback.ts";
 import type { OperatorMetrics } from "./metrics.ts";
+import { ownerOf, WatchPredicates, type OwnedSource } from "./predicates.ts";
 import { WorkQueue, type HandlerResult } from "./queue.ts";
-import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
-import { resourceTraceContext, withTraceEnv } from "../observability/tracing.ts";
+import { Tombstones } from "./tombstones.ts";
+import { PassWrites } from "./writes.ts";
 
-const KINDS: JobKind[] = ["prediction", "causal_analysis"];
-const SINGULAR_TO_KIND = new Map<string, JobKind>(KINDS.map((k) => [RESOURCES[k].singular, k]));
-/** How long the last state of a deleted Job is remembered, and how many are. */
-const TOMBSTONE_TTL_MS = 15 * 60_000;
-const TOMBSTONE_MAX = 2_000;
+export type { ControllerCache } from "./caches.ts";
+
 /** Rounds of one pass: a create that finds its Job already there observes once more. */
 const MAX_ROUNDS = 2;
-
-/** What a pass reads from the informers' caches (tests pass their own). */
-export interface ControllerCache {
-  resource(kind: JobKind, namespace: string, name: string): CausewayResource | undefined;
-  job(namespace: string, name: string): V1Job | undefined;
-}
 
 /** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
 export interface ControllerOptions {
@@ -78,9 +55,8 @@ export interface ControllerOptions {
   /** Defaults to the controller's own informers. */
   cache?: ControllerCache;
   /**
-   * How long a Job or pod event waits for more of its kind before its pass runs: a runner's
-   * life is a burst of pod and Job updates, and one pass after the burst decides the same as
-   * one per update. Resource events run at once (creating the Job is never delayed).
+   * How long a Job or pod event waits for the rest of its burst (a runner's life is several
+   * updates of each, and one pass after them decides the same); resource events run at once.
    */
   coalesceMs?: number;
   /** The queue's fairness group of a key (default: the resource's account). */
@@ -99,50 +75,22 @@ function parseKey(key: string): { kind: JobKind; namespace: string; name: string
 /** The reconcile loop of one operator replica (the leader). */
 export class Controller {
   readonly queue: WorkQueue;
-  readonly informers: ResilientInformer<KubernetesObject>[] = [];
   private readonly o: ControllerOptions;
-  private readonly pods: ResilientInformer<V1Pod>;
-  private readonly jobs: ResilientInformer<V1Job>;
-  private readonly resources = new Map<JobKind, ResilientInformer<KubernetesObject>>();
+  private readonly informers: InformerCaches;
   private readonly cache: ControllerCache;
-  /**
-   * The resourceVersion each key's last status write was made on, when that write produced a
-   * newer one: a cached copy still at this version is known stale, and a pass on it would only
-   * meet a conflict. The watch event of the write re-enqueues the key.
-   */
-  private readonly superseded = new Map<string, string>();
-  /**
-   * Keys with work deferred until the cache holds the operator's own last write (a pass on the
-   * superseded copy would only meet a conflict): the own write's event runs it. The value says
-   * whether that work matters even when the write made the resource terminal (a resource event,
-   * or a Job that still runs); pod events and finished Jobs do not.
-   */
-  private readonly skipped = new Map<string, boolean>();
-  /** The resourceVersion of each Job this operator created, by namespace/name: its add event is no news. */
-  private readonly ownJobs = new Map<string, string>();
-  /**
-   * Writes on their way, with the versions their watch events brought meanwhile (the watch can
-   * be faster than the write's answer): status writes by queue key, Job creates by
-   * namespace/name. Once the answer is in, the event of the write itself is dropped and any
-   * other one enqueued.
-   */
-  private readonly writing = new Map<string, string[]>();
-  private readonly creating = new Map<string, string[]>();
-  /** What the decisions read of each cached Job and pod (decision-view.ts), by source/namespace/name. */
-  private readonly views = new Map<string, string>();
-  /** The resourceVersion of each key's last own status write: its watch event brings nothing new. */
-  private readonly ownWrites = new Map<string, string>();
-  /**
-   * The last state of deleted Jobs, from their delete events, by namespace/name. A Job may be
-   * deleted (ttlSecondsAfterFinished) before a pass has read its outcome; what that means is
-   * reconcile's to say (`Observed.deletedJob`).
-   */
-  private readonly tombstones = new Map<string, { job: V1Job; at: number }>();
+  /** Own status writes (by queue key) and Job creates (by namespace/name) whose events are due. */
+  private readonly statusWrites = new Expectations();
+  private readonly jobCreates = new Expectations();
+  private readonly predicates: WatchPredicates;
+  private readonly writes: PassWrites;
+  /** Deleted Jobs' last states, which a pass reads as `Observed.deletedJob`. */
+  private readonly tombstones: Tombstones;
   /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
   private readonly missingSince = new Map<string, Date>();
 
   constructor(options: ControllerOptions) {
     this.o = options;
+    this.tombstones = new Tombstones(options.clock);
     this.queue = new WorkQueue({
       concurrency: options.concurrency,
       baseDelayMs: 500,
@@ -155,57 +103,25 @@ export class Controller {
         options.log.warn({ key, err, attempt }, "reconcile failed; retrying with backoff"),
       metrics: options.metrics.queue("causeway"),
     });
-    const custom = options.kc.makeApiClient(CustomObjectsApi);
-    const batch = options.kc.makeApiClient(BatchV1Api);
-    const core = options.kc.makeApiClient(CoreV1Api);
-    const ns = options.namespace;
-    for (const kind of KINDS) {
-      const plural = RESOURCES[kind].plural;
-      const informer = this.informer<KubernetesObject>(
-        trimMeta,
-        plural,
-        `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${plural}`,
-        async () => {
-          const list: unknown = await custom.listNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace: ns,
-            plural,
-          });
-          return list as KubernetesListObject<KubernetesObject>;
-        },
-        (obj, type) => this.onResourceEvent(kind, obj, type),
-      );
-      this.resources.set(kind, informer);
-      this.informers.push(informer);
-    }
-    const selector = `${LABELS.managedBy}=causeway-operator`;
-    this.jobs = this.informer<V1Job>(
-      trimJob,
-      "jobs",
-      `/apis/batch/v1/namespaces/${ns}/jobs`,
-      () => batch.listNamespacedJob({ namespace: ns, labelSelector: selector }),
-      (o, type) => {
-        if (type === "delete") this.rememberDeleted(o);
-        this.enqueueOwner("job", o, type);
+    this.informers = new InformerCaches({
+      ...options,
+      onResource: (kind, obj, type) => this.onResourceEvent(kind, obj, type),
+      onJob: (job, type) => {
+        if (type === "delete") this.rememberDeleted(job);
+        this.enqueueOwner("job", job, type);
       },
-      selector,
-    );
-    this.informers.push(this.jobs as ResilientInformer<KubernetesObject>);
-    this.pods = this.informer<V1Pod>(
-      trimPod,
-      "pods",
-      `/api/v1/namespaces/${ns}/pods`,
-      () => core.listNamespacedPod({ namespace: ns, labelSelector: selector }),
-      (o, type) => this.enqueueOwner("pod", o, type),
-      selector,
-    );
-    this.informers.push(this.pods as ResilientInformer<KubernetesObject>);
-    this.cache = options.cache ?? {
-      resource: (kind, namespace, name) =>
-        this.resources.get(kind)?.get(name, namespace) as CausewayResource | undefined,
-      job: (namespace, name) => this.jobs.get(name, namespace),
-    };
+      onPod: (pod, type) => this.enqueueOwner("pod", pod, type),
+    });
+    this.cache = options.cache ?? this.informers;
+    const { statusWrites, jobCreates, cache } = this;
+    this.predicates = new WatchPredicates({ statusWrites, jobCreates, resource: cache.resource.bind(cache) });
+    this.writes = new PassWrites({
+      ...options,
+      statusWrites,
+      jobCreates,
+      requeue: (source, key) =>
+        source === "job" ? this.queue.addAfter(key, options.coalesceMs ?? 0) : this.queue.add(key),
+    });
   }
 
   /** The account a queue key's resource belongs to (its own key when the cache has no resource). */
@@ -214,157 +130,55 @@ export class Controller {
     return this.cache.resource(kind, namespace, name)?.spec.account_id ?? key;
   }
 
-  private informer<T extends KubernetesObject>(
-    trim: (obj: T) => void,
-    name: string,
-    path: string,
-    list: () => Promise<KubernetesListObject<T>>,
-    onEvent: (obj: T, type: InformerEvent) => void,
-    labelSelector?: string,
-  ): ResilientInformer<T> {
-    return new ResilientInformer<T>({
-      name,
-      kc: this.o.kc,
-      path,
-      list,
-      labelSelector,
-      clock: this.o.clock,
-      log: this.o.log,
-      relistIntervalMs: this.o.relistIntervalMs,
-      staleAfterMs: this.o.staleAfterMs,
-      backoffBaseMs: 1000,
-      backoffMaxMs: 60_000,
-      onEvent: (type, obj) => onEvent(obj, type),
-      trim,
-      onRestart: (cause) => this.o.metrics.watchRestarts.inc({ resource: name, cause }),
-    });
-  }
-
+  /** A Job's delete event carries its final state, which a pass may still need (tombstones.ts). */
   private rememberDeleted(job: V1Job): void {
-    const now = this.o.clock.now();
-    this.tombstones.set(`${job.metadata?.namespace}/${job.metadata?.name}`, {
-      job: tombstoneOf(job),
-      at: now,
-    });
-    for (const [k, t] of this.tombstones) {
-      if (now - t.at < TOMBSTONE_TTL_MS && this.tombstones.size <= TOMBSTONE_MAX) break;
-      this.tombstones.delete(k);
-    }
+    this.tombstones.remember(job);
   }
 
-  /**
-   * A resource event enqueues its key at once, except the update of the operator's own status
-   * write, which tells the pass that made it nothing new (unless a pass was skipped waiting
-   * for exactly that version: the `superseded` case).
-   */
+  /** A resource event: queued at once unless it is the echo of an own status write. */
   private onResourceEvent(kind: JobKind, obj: KubernetesObject, type: InformerEvent): void {
-    const { namespace, name, resourceVersion } = obj.metadata ?? {};
+    const { namespace, name } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
-    const inFlight = this.writing.get(key);
-    if (inFlight && type === "update" && resourceVersion !== undefined) {
-      inFlight.push(resourceVersion);
-      return;
-    }
-    const own = this.ownWrites.get(key);
-    this.ownWrites.delete(key);
-    const triggers = this.o.metrics.reconcileTriggers;
-    if (type === "update" && own !== undefined && own === resourceVersion) {
-      // The cache has caught up with the write: no copy older than it can come back.
-      this.superseded.delete(key);
-      const deferred = this.skipped.get(key);
-      this.skipped.delete(key);
-      const phase = (obj as CausewayResource).status?.phase;
-      if (deferred === undefined || (!deferred && isTerminal(phase))) {
-        triggers.inc({ source: "resource", outcome: "own_write" });
-        return;
-      }
-    }
-    this.skipped.delete(key);
-    triggers.inc({ source: "resource", outcome: "queued" });
-    this.queue.add(key);
+    const outcome = this.predicates.resourceEvent(key, obj as CausewayResource, type);
+    if (outcome === "held") return;
+    this.o.metrics.reconcileTriggers.inc({ source: "resource", outcome });
+    if (outcome === "queued") this.queue.add(key);
   }
 
   /**
-   * Jobs and pods carry their resource's kind and name as labels; their bursts are coalesced.
-   * Events that cannot change a decision run no pass (controller-runtime's predicates): the add
-   * event of a Job this operator has just created (the creating pass decided on it already),
-   * and, for a terminal resource, anything but a Job that still runs (cleanup reads nothing
-   * else). While the cached resource is one the operator's own write has superseded, the event
-   * waits for that write's watch event instead of running a pass that would meet a conflict.
+   * A Job or pod event, for the resource its labels name, when it can change a decision
+   * (predicates.ts); queued after `coalesceMs`, so a runner's burst of updates runs one pass.
    */
-  private enqueueOwner(source: "job" | "pod", obj: KubernetesObject, type: InformerEvent): void {
-    const labels = obj.metadata?.labels ?? {};
-    const kind = SINGULAR_TO_KIND.get(labels[LABELS.kind] ?? "");
-    const { namespace, name: objName, resourceVersion } = obj.metadata ?? {};
-    const name = labels[LABELS.resource];
-    if (!kind || !namespace || !name) return;
-    const key = queueKey(kind, namespace, name);
-    const triggers = this.o.metrics.reconcileTriggers;
-    // An update that leaves everything the decisions read as it was cannot change one.
-    const viewKey = `${source}/${namespace}/${objName}`;
-    if (type === "delete") this.views.delete(viewKey);
-    else {
-      const view = source === "job" ? jobView(obj as V1Job) : podView(obj as V1Pod);
-      const unchanged = type === "update" && this.views.get(viewKey) === view;
-      this.views.set(viewKey, view);
-      if (unchanged || (source === "pod" && type === "add" && isFreshPod(obj as V1Pod))) {
-        triggers.inc({ source, outcome: "unchanged" });
-        return;
-      }
-    }
-    if (source === "job") {
-      const ownKey = `${namespace}/${objName}`;
-      const inFlight = this.creating.get(ownKey);
-      if (inFlight && type === "add" && resourceVersion !== undefined) {
-        inFlight.push(resourceVersion);
-        return;
-      }
-      const own = this.ownJobs.get(ownKey);
-      this.ownJobs.delete(ownKey);
-      if (type === "add" && own !== undefined && own === resourceVersion) {
-        triggers.inc({ source, outcome: "own_job" });
-        return;
-      }
-    }
-    // A Job that runs on matters to a terminal resource (cleanup stops it); nothing else does.
-    const job = obj as V1Job;
-    const matters =
-      source === "job" && type !== "delete" && !job.metadata?.deletionTimestamp && !isJobFinished(job);
-    const cached = this.cache.resource(kind, namespace, name);
-    const version = cached?.metadata.resourceVersion;
-    if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.set(key, (this.skipped.get(key) ?? false) || matters);
-      triggers.inc({ source, outcome: "deferred" });
-      return;
-    }
-    if (cached && isTerminal(cached.status?.phase) && !matters) {
-      triggers.inc({ source, outcome: "terminal" });
-      return;
-    }
-    triggers.inc({ source, outcome: "queued" });
-    this.queue.addAfter(key, this.o.coalesceMs ?? 0);
+  private enqueueOwner(source: OwnedSource, obj: KubernetesObject, type: InformerEvent): void {
+    const owner = ownerOf(obj);
+    if (!owner) return;
+    const key = queueKey(owner.kind, owner.namespace, owner.name);
+    const outcome = this.predicates.ownedEvent(source, owner, key, obj, type);
+    if (outcome === "held") return;
+    this.o.metrics.reconcileTriggers.inc({ source, outcome });
+    if (outcome === "queued") this.queue.addAfter(key, this.o.coalesceMs ?? 0);
   }
 
   /** Starts the informers (each resolves after its first list) and thereby the queue. */
   async start(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.start()));
+    await this.informers.start();
     this.o.log.info({ namespace: this.o.namespace }, "controller started");
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.informers.stop();
     await this.queue.shutdown();
   }
 
   /** True when every informer has listed once. */
   get synced(): boolean {
-    return this.informers.every((i) => i.synced);
+    return this.informers.synced;
   }
 
   /** How many informers' watches went silent. */
   staleInformers(): number {
-    return this.informers.filter((i) => i.isStale()).length;
+    return this.informers.staleCount();
   }
 
   /** One reconcile pass for a queue key. */
@@ -391,21 +205,17 @@ export class Controller {
     const effects = this.o.metrics.reconcileEffects;
     if (!cached) {
       this.missingSince.delete(key);
-      this.superseded.delete(key);
-      this.ownWrites.delete(key);
-      this.skipped.delete(key);
+      this.statusWrites.forget(key);
       effects.inc({ kind, effect: "gone" });
       return {};
     }
-    const version = cached.metadata.resourceVersion;
-    if (version !== undefined && this.superseded.get(key) === version) {
-      this.skipped.set(key, true);
+    if (this.statusWrites.isSuperseded(key, cached.metadata.resourceVersion)) {
+      this.statusWrites.defer(key, "always");
       effects.inc({ kind, effect: "skipped" });
       return {};
     }
-    this.superseded.delete(key);
     // This pass sees the caches after any deferred event: it does that event's work.
-    this.skipped.delete(key);
+    this.statusWrites.current(key);
     // Never mutate cached objects.
     const resource = structuredClone(cached);
     // The pass continues the trace the API started (the resource's traceparent annotation).
@@ -443,19 +253,12 @@ export class Controller {
         : live || resource.status?.jobName
           ? await this.o.gateway.getJob(namespace, jobName)
           : null;
-    const pods = this.pods
-      .list(namespace)
-      .filter(
-        (p) =>
-          p.metadata?.labels?.[LABELS.resource] === name &&
-          p.metadata?.labels?.[LABELS.kind] === RESOURCES[kind].singular,
-      );
     return {
       resource,
       job,
-      deletedJob: this.tombstones.get(`${namespace}/${jobName}`)?.job ?? null,
+      deletedJob: this.tombstones.get(namespace, jobName),
       jobMissingSince: this.missingSince.get(key) ?? null,
-      pods,
+      pods: this.informers.podsOf(kind, namespace, name),
       now: new Date(this.o.clock.now()),
     };
   }
@@ -473,167 +276,22 @@ export class Controller {
     else this.missingSince.delete(key);
     const { namespace, name, generation } = resource.metadata;
     const log = this.o.log.child({ kind, namespace, name, generation });
-    log.debug(
-      {
-        actions: decision.actions.map((a) => a.type),
-        requeueAfterMs: decision.requeueAfterMs,
-        job: observed.job?.metadata?.name ?? null,
-      },
-      "reconciled",
-    );
+    const { actions, requeueAfterMs } = decision;
+    const job = observed.job?.metadata?.name ?? null;
+    log.debug({ actions: actions.map((a) => a.type), requeueAfterMs, job }, "reconciled");
     for (const action of decision.actions) {
-      if ((await this.apply(kind, resource, action, log)) === "reobserve") return "reobserve";
+      if ((await this.writes.apply(kind, key, resource, action, log)) === "reobserve") return "reobserve";
     }
     const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
     this.o.metrics.reconcileEffects.inc({ kind, effect });
-    if (decision.status) {
-      const seen: string[] = [];
-      this.writing.set(key, seen);
-      let written: Awaited<ReturnType<KubeGateway["applyStatus"]>> | undefined;
-      try {
-        written = await this.o.gateway.applyStatus(resource, decision.status);
-      } finally {
-        this.writing.delete(key);
-        const after = written !== undefined && written !== "conflict" ? written.resourceVersion : undefined;
-        this.settleWrite(key, seen, resource.metadata.resourceVersion, after);
-      }
-      if (written === "conflict") {
-        // The cache was behind: the newer version's watch event brings this key back.
-        log.debug("status write met a newer resource version");
-        return {};
-      }
-      const failed = decision.status.conditions?.find((c) => c.type === "Failed" && c.status === "True");
-      log.info(
-        { phase: decision.status.phase, reason: failed?.reason, message: failed?.message },
-        "status written",
-      );
-    }
+    // A conflict means the cache was behind: the newer version's watch event brings the key back.
+    if (
+      decision.status &&
+      (await this.writes.writeStatus(key, resource, decision.status, log)) === "conflict"
+    )
+      return {};
     if (decision.finished) this.o.metrics.jobsFinished.inc({ kind, ...decision.finished });
     for (const ev of decision.events) await this.o.recorder.record(resource, ev);
     return { requeueAfterMs: decision.requeueAfterMs };
   }
-
-  /**
-   * After a status write (`after`: its new version, if it succeeded): the watch events that
-   * arrived during it are dropped if they are the write's own and enqueued otherwise; a write
-   * whose event is still to come is remembered, with the copy it superseded.
-   */
-  private settleWrite(
-    key: string,
-    seen: string[],
-    before: string | undefined,
-    after: string | undefined,
-  ): void {
-    const triggers = this.o.metrics.reconcileTriggers;
-    for (const version of seen) {
-      const own = version === after;
-      triggers.inc({ source: "resource", outcome: own ? "own_write" : "queued" });
-      if (!own) this.queue.add(key);
-    }
-    if (before !== undefined && after !== undefined && after !== before && !seen.includes(after)) {
-      this.superseded.set(key, before);
-      this.ownWrites.set(key, after);
-    }
-  }
-
-  /** The Job create counterpart of {@link settleWrite}. */
-  private settleCreate(key: string, jobKey: string, seen: string[], created: V1Job | undefined): void {
-    const triggers = this.o.metrics.reconcileTriggers;
-    const version = created?.metadata?.resourceVersion;
-    for (const v of seen) {
-      const own = v === version;
-      triggers.inc({ source: "job", outcome: own ? "own_job" : "queued" });
-      if (!own) this.queue.addAfter(key, this.o.coalesceMs ?? 0);
-    }
-    if (version !== undefined && !seen.includes(version)) this.ownJobs.set(jobKey, version);
-  }
-
-  /** Carries out one action; "reobserve" when a create found its Job already there. */
-  private async apply(
-    kind: JobKind,
-    resource: CausewayResource,
-    action: Action,
-    log: Logger,
-  ): Promise<"done" | "reobserve"> {
-    const gw = this.o.gateway;
-    const namespace = resource.metadata.namespace ?? "";
-    switch (action.type) {
-      case "createSecret":
-        await gw.createSecret(action.secret);
-        return "done";
-      case "deleteJob":
-        await gw.deleteJob(namespace, action.name);
-        return "done";
-      case "reportFailure": {
-        const { errorCode, message } = action;
-        void this.o.reportFailure?.({ kind, jobId: resource.spec.job_id, errorCode, message });
-        return "done";
-      }
-      case "createJob": {
-        const jobKey = `${namespace}/${action.job.metadata?.name ?? ""}`;
-        const seen: string[] = [];
-        this.creating.set(jobKey, seen);
-        let created: V1Job | "exists" | undefined;
-        try {
-          // The runner's TRACEPARENT points at the span that created its Job.
-          created = await inSpan("operator.create_job", (span) =>
-            gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
-          );
-        } finally {
-          this.creating.delete(jobKey);
-          const key = queueKey(kind, namespace, resource.metadata.name ?? "");
-          this.settleCreate(key, jobKey, seen, created === "exists" ? undefined : created);
-        }
-        // An earlier pass or another leader was first: whose Job it is, the next round decides.
-        if (created === "exists") return "reobserve";
-        // A crash before this create leaves a Job without its Secret: the next pass sees a Job
-        // the status does not name yet and creates the Secret (reconcile's createSecret).
-        await gw.createSecret({
-          ...action.secret,
-          metadata: { ...action.secret.metadata, ownerReferences: [jobOwnerReference(created)] },
-        });
-        this.o.metrics.jobsCreated.inc({ kind });
-        log.info({ job: action.job.metadata?.name }, "created runner Job");
-        return "done";
-      }
-      default:
-        return unreachable(action);
-    }
-  }
-}
-
-/**
- * What a deleted Job's tombstone keeps: the fields the decisions read of it (ownership, the
- * finished conditions and counts, the deadline for its message, the timestamps). A whole Job
- * (pod template, managedFields) is ~10 KB; with up to TOMBSTONE_MAX remembered, the operator's
- * settled heap grew ~30 MB over a 3,000-cycle soak.
- */
-function tombstoneOf(job: V1Job): V1Job {
-  const m = job.metadata ?? {};
-  return {
-    apiVersion: job.apiVersion,
-    kind: job.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      creationTimestamp: m.creationTimestamp,
-      deletionTimestamp: m.deletionTimestamp,
-      ownerReferences: m.ownerReferences,
-    },
-    spec: { activeDeadlineSeconds: job.spec?.activeDeadlineSeconds, template: {} },
-    status: job.status,
-  };
-}
-
-/** The pure decision for a resource of either kind. */
-function decide(kind: JobKind, observed: Observed, config: ReconcileConfig): Decision {
-  return kind === "prediction"
-    ? reconcilePrediction(observed as Observed<PredictionResource>, config)
-    : reconcileCausalAnalysis(observed as Observed<CausalAnalysisResource>, config);
-}
-
-/** Makes a new Action type a compile error here until the runtime carries it out. */
-function unreachable(action: never): never {
-  throw new Error(`unknown action ${JSON.stringify(action)}`);
 }
