@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The component folders whose README carries a table of their files. */
+/** The component folders whose README carries a table of their files (operator/readme.test.ts checks operator/ both ways). */
 const FOLDERS = [
   "api",
   "api/web",
