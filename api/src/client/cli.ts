@@ -178,6 +178,12 @@ withCausalPathOptions(
     .addOption(
       new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]),
     )
+    .addOption(
+      new Option(
+        "--perturbation-type <type>",
+        "what was done to the cells (model v4 weighs candidate kinds by it; default unknown)",
+      ).choices(["ligand", "drug", "knockout", "knockdown", "overexpression", "unknown"]),
+    )
     .option(
       "--subsample",
       `with --dataset: write one cell type's file, each arm subsampled to ${MAX_OBS}, and send it`,
@@ -210,6 +216,7 @@ withCausalPathOptions(
       model_version: o.modelVersion,
       label: o.label,
       species: o.species,
+      perturbation_type: o.perturbationType,
       ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
     };
     let submission: PredictionSubmission;
@@ -282,6 +289,7 @@ interface SubmitOptions extends ColumnOptions, CausalPathOptions {
   padj: number;
   lfc: number;
   species?: "human" | "mouse";
+  perturbationType?: "ligand" | "drug" | "knockout" | "knockdown" | "overexpression" | "unknown";
   subsample?: boolean;
   maxObs: number;
   seed: number;

@@ -178,6 +178,10 @@ export const PARAMETERS = {
   species: d(
     "Species of the gene names: human (default) or mouse (mapped to human through one-to-one orthologues).",
   ),
+  perturbation_type: d(
+    "What was done to the cells: ligand, drug, knockout, knockdown, overexpression or unknown (the default when empty).",
+    "Model v4 uses it to weigh which kinds of protein are likely drivers (a ligand experiment is more often explained by a ligand or its receptor, a knockdown by a regulator); earlier versions ignore it. Leave it empty when unsure: v4 then weighs every kind as it learned across all experiments.",
+  ),
 } satisfies Record<string, FieldDoc>;
 
 /**

@@ -282,6 +282,7 @@ export const PredictionForm = z.object({
   callback_url: formNullableString(2048).meta({ description: "Completion webhook (see the README)" }),
   ...DATASET_FORM_FIELDS,
   species: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), Species.default("human")),
+  perturbation_type: z.preprocess((v) => (v === "" ? undefined : v), P.perturbation_type),
 });
 export type PredictionForm = z.infer<typeof PredictionForm>;
 
@@ -332,6 +333,7 @@ export const PredictionCreateForm = z
           ]),
         ) as Record<DatasetField, z.ZodOptional<z.ZodString>>),
         species: Species.default("human").meta({ description: SPECIES_DESCRIPTION }),
+        perturbation_type: P.perturbation_type,
       },
       PARAMETERS,
     ),

@@ -292,6 +292,7 @@ function paramsOf(form: PredictionForm): PredictionParams {
     max_path_length: form.max_path_length,
     min_degs_fold_uniform: form.min_degs_fold_uniform,
     prefix: form.prefix,
+    ...(form.perturbation_type ? { perturbation_type: form.perturbation_type } : {}),
   });
 }
 

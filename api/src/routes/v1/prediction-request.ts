@@ -15,35 +15,13 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Writable } from "node:stream";
 import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
 import type { IdempotentRequest } from "../../services/idempotency.ts";
-import { MAX_DEGS } from "../../schemas/predictions.ts";
+import { MAX_DEGS, PredictionForm } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
 import { assertCleanText, textProblem } from "../../plugins/text-guard.ts";
 
-const TEXT_FIELDS = new Set([
-  "degs",
-  "job_type",
-  "target",
-  "deg_significance_fold",
-  "min_mean_expression",
-  "n_randomizations",
-  "top_n_causal_degs",
-  "min_path_fraction",
-  "min_path_probability",
-  "max_path_length",
-  "min_degs_fold_uniform",
-  "prefix",
-  "model_version",
-  "label",
-  "callback_url",
-  "condition_column",
-  "control_level",
-  "sample_column",
-  "donor_column",
-  "cell_type_column",
-  "cell_type",
-  "species",
-]);
+/** The text fields the form schema reads (anything else is ignored, like any form handler). */
+const TEXT_FIELDS = new Set(Object.keys(PredictionForm.shape));
 
 export interface UploadLimits {
   maxFileBytes: number;

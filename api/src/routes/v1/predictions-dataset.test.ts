@@ -85,6 +85,21 @@ describe("dataset fields", () => {
   });
 });
 
+describe("perturbation_type", () => {
+  it("reaches the job's parameters when given, and is absent (unknown) when not", async () => {
+    expect((await post(mergedForm({ perturbation_type: "ligand" }))).statusCode).toBe(202);
+    expect(PredictionJobSpec.parse(t.dispatcher.specs.at(-1)).params.perturbation_type).toBe("ligand");
+    expect((await post(mergedForm({ perturbation_type: "" }))).statusCode).toBe(202);
+    expect(PredictionJobSpec.parse(t.dispatcher.specs.at(-1)).params).not.toHaveProperty("perturbation_type");
+  });
+
+  it("answers 422 naming the field for a kind the service does not know", async () => {
+    const res = await post(mergedForm({ perturbation_type: "crispr" }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].loc).toEqual(["body", "perturbation_type"]);
+  });
+});
+
 describe("degs guards", () => {
   it("refuses a DESeq2 table split into entries, saying what it saw", async () => {
     const entries = [
