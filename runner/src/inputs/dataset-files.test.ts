@@ -9,7 +9,7 @@ import { readAnnData, readLimits } from "../anndata/index.ts";
 import { OrthologueTable, ORTHOLOGUE_FILE, SymbolTable, speciesResolver } from "../symbols/index.ts";
 import { columnValues } from "./columns.ts";
 import { inspectDataset, subsampleKeepingSamples, writeCellTypeInputs } from "./dataset-files.ts";
-import { prepareMergedDataset } from "./prepare.ts";
+import { prepareMergedDataset } from "./prepare-merged.ts";
 import { readFile } from "node:fs/promises";
 
 const FIELDS = {

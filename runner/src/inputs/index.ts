@@ -1,10 +1,6 @@
 /** Input checks and pseudo-bulk aggregation of uploaded datasets (model.md §3, §4). */
-export {
-  prepareMergedDataset,
-  prepareSplitDataset,
-  type MergedOptions,
-  type SplitOptions,
-} from "./prepare.ts";
+export { prepareMergedDataset, type MergedOptions } from "./prepare-merged.ts";
+export { prepareSplitDataset, type SplitOptions } from "./prepare-split.ts";
 export { MIN_CELLS } from "./pseudobulk.ts";
 export { normalizeDegs } from "./genes.ts";
 export { rawCountProblem } from "./count-matrix.ts";
