@@ -5,141 +5,29 @@
  * error. A failure is one line, `causeway: error: <code>: <message>`, and exit status 1.
  */
 import { createHash } from "node:crypto";
-import { openAsBlob } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { Command, Option } from "commander";
 import { saveProfile } from "./config.ts";
 import { CausewayError } from "./errors.ts";
 import { progressReporter } from "./progress.ts";
 import { saveResults } from "./results.ts";
-import type { CausewayClient, GraphExportFormat, PredictionStatus, PredictionSubmission } from "./sdk.ts";
-import { waitForCausalAnalysis, waitForPrediction } from "./wait.ts";
+import type { GraphExportFormat, PredictionStatus } from "./sdk.ts";
+import { waitForCausalAnalysis } from "./wait.ts";
 import {
   clientOf,
   compactStatus,
   integer,
   note,
-  number,
   out,
   printJson,
-  proteinTarget,
   type Globals,
 } from "./cli-support.ts";
-import { selectDegs } from "./de-table.ts";
 import { registerAnalyses } from "./commands/analyses.ts";
-import { causalPathFields, withCausalPathOptions, type CausalPathOptions } from "./causal-path-options.ts";
-import {
-  columnOptions,
-  fieldsOf,
-  MAX_OBS,
-  registerPrepare,
-  writeInputs,
-  type ColumnOptions,
-} from "./commands/prepare.ts";
+import { printStatus, waitAndReport } from "./commands/report-status.ts";
+import { registerSubmit } from "./commands/submit.ts";
+import { columnOptions, registerPrepare } from "./commands/prepare.ts";
 import { registerTables } from "./commands/tables.ts";
-
-/** DEGs from a file: a JSON array of symbols, or one symbol per line (commas allowed). */
-async function readDegs(path: string): Promise<string[]> {
-  const text = await readFile(path, "utf8").catch(() => {
-    throw new CausewayError("invalid_input", `cannot read the DEG file ${path}`, 0);
-  });
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (Array.isArray(parsed) && parsed.every((s) => typeof s === "string")) return parsed;
-    throw new CausewayError("invalid_input", `${path}: expected a JSON array of gene symbols`, 0);
-  } catch (err) {
-    if (err instanceof CausewayError) throw err;
-    return text
-      .split(/[\s,]+/)
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-  }
-}
-
-/** The DEGs of a DE table file: rows under the adjusted p-value threshold with |log2FC| at least lfc. */
-async function readDegsTable(
-  path: string,
-  o: { padj: number; lfc: number; geneColumn?: string | undefined },
-): Promise<string[]> {
-  const text = await readFile(path, "utf8").catch(() => {
-    throw new CausewayError("invalid_input", `cannot read the DE table ${path}`, 0);
-  });
-  const picked = selectDegs(text, {
-    padj: o.padj,
-    lfc: o.lfc,
-    file: path,
-    ...(o.geneColumn !== undefined ? { geneColumn: o.geneColumn } : {}),
-  });
-  const how = {
-    option: "--degs-table-gene-column",
-    name: "found by name",
-    row_names: "no gene column by name",
-  };
-  note(
-    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${o.padj} and |${picked.columns.lfc}| >= ${o.lfc}; genes from ${picked.columns.gene} (${how[picked.geneColumnFrom]})`,
-  );
-  for (const n of picked.notes) note(`degs table: ${n}`);
-  if (picked.degs.length === 0)
-    throw new CausewayError("invalid_input", `no row of ${path} passes the thresholds`, 0);
-  return picked.degs;
-}
-
-async function fileBlob(path: string): Promise<Blob> {
-  try {
-    return await openAsBlob(path);
-  } catch {
-    throw new CausewayError("invalid_input", `cannot read ${path}`, 0);
-  }
-}
-
-/** Waits with a progress bar; a failed job prints its record, then fails with its code. */
-async function waitAndReport(
-  client: CausewayClient,
-  id: string,
-  json: boolean,
-  full = false,
-): Promise<PredictionStatus> {
-  const bar = progressReporter();
-  const final = await waitForPrediction(client, id, { onProgress: (p) => bar.update(p) });
-  bar.done();
-  if (json) printJson(compactStatus(final, full));
-  else printStatus(final);
-  if (final.status === "failed")
-    throw new CausewayError(
-      final.error_code ?? "job_failed",
-      `prediction ${id} failed: ${final.error_message ?? "no message"}`,
-      0,
-    );
-  return final;
-}
-
-function printStatus(s: PredictionStatus): void {
-  out(`prediction ${s.prediction_id}: ${s.status}`);
-  const rows: [string, unknown][] = [
-    ["job type", s.job_type],
-    ["target", s.target],
-    ["label", s.label],
-    ["created", s.created_at],
-    ["started", s.started_at],
-    ["completed", s.completed_at],
-    ["step", s.processing_step],
-    ["progress", s.progress_pct === undefined || s.progress_pct === null ? null : `${s.progress_pct}%`],
-    ["error", s.error_code ? `${s.error_code}: ${s.error_message ?? ""}` : s.error_message],
-  ];
-  for (const [k, v] of rows) if (v !== null && v !== undefined) out(`  ${k.padEnd(10)} ${String(v)}`);
-  for (const w of s.warnings ?? []) out(`  warning    ${w.code}: ${w.message}`);
-  if (s.target_validation_score)
-    out(
-      `  score      ${s.target_validation_score.id}: ${s.target_validation_score.percentage_degs_significant ?? "n/a"}% of DEGs significant`,
-    );
-  const top = (s.results ?? []).slice(0, 10);
-  if (top.length > 0) {
-    out("  top targets (rank, id, score):");
-    for (const r of top) out(`    ${String(r.rank ?? "").padStart(5)}  ${r.id.padEnd(24)} ${r.score}`);
-  }
-}
 
 const program = new Command("causeway")
   .description("Command-line client of the causeway prediction service")
@@ -160,155 +48,7 @@ program
     note(`profile ${name} saved in ${path}`);
   });
 
-withCausalPathOptions(
-  program
-    .command("submit")
-    .description("submit a prediction: --dataset FILE, or --control FILE --perturbed FILE --degs FILE")
-    .option("--dataset <file>", "merged shape: one .h5ad file")
-    .option("--control <file>", "split shape: control .h5ad")
-    .option("--perturbed <file>", "split shape: perturbed .h5ad")
-    .option("--degs <file>", "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)")
-    .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
-    .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
-    .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
-    .option(
-      "--degs-table-gene-column <name>",
-      "with --degs-table: the gene column (default: hgnc_symbol, else a symbol or gene column by name, else the row names)",
-    )
-    .addOption(
-      new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]),
-    )
-    .addOption(
-      new Option(
-        "--perturbation-type <type>",
-        "what was done to the cells (model v4 weighs candidate kinds by it; default unknown)",
-      ).choices(["ligand", "drug", "knockout", "knockdown", "overexpression", "unknown"]),
-    )
-    .option(
-      "--subsample",
-      `with --dataset: write one cell type's file, each arm subsampled to ${MAX_OBS}, and send it`,
-    )
-    .option("--max-obs <n>", "with --subsample: observations per arm at most", integer, MAX_OBS)
-    .option("--seed <n>", "with --subsample: seed", integer, 1)
-    .addOption(new Option("--job-type <type>", "job type").choices(["target_id", "target_validation"]))
-    .option("--target <id>", "protein entity id, e.g. 'STAT1|PROTEIN' or STAT1 (target_validation)")
-    .option("--deg-significance-fold <n>", "default 1.0", number)
-    .option("--min-mean-expression <n>", "default 0.1", number)
-    .option("--n-randomizations <n>", "default 0", integer),
-)
-  .option("--prefix <prefix>", "optional result-set prefix")
-  .option("--model-version <version>", "model version (default: the service's)")
-  .option("--label <label>", "display label")
-  .option("--wait", "wait until the job finishes, with a progress bar")
-  .option("--json", "print JSON; the last stdout line is the result")
-  .option("--full", "with --wait --json: keep results and source_influence_matrix")
-  .action(async (o: SubmitOptions, cmd: Command) => {
-    const client = await clientOf(cmd);
-    const fields = fieldsOf(o);
-    const options = {
-      job_type: o.jobType,
-      target: proteinTarget(o.target),
-      deg_significance_fold: o.degSignificanceFold,
-      min_mean_expression: o.minMeanExpression,
-      n_randomizations: o.nRandomizations,
-      ...causalPathFields(o),
-      prefix: o.prefix,
-      model_version: o.modelVersion,
-      label: o.label,
-      species: o.species,
-      perturbation_type: o.perturbationType,
-      ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
-    };
-    let submission: PredictionSubmission;
-    let temp: string | null = null;
-    if (o.dataset !== undefined) {
-      if (o.control || o.perturbed || o.degs || o.degsTable)
-        throw new CausewayError(
-          "invalid_input",
-          "give --dataset, or --control/--perturbed/--degs, not both",
-          0,
-        );
-      let dataset = o.dataset;
-      if (o.subsample) {
-        // The file written has the standard column names and one cell type: only the control level still matters.
-        temp = await mkdtemp(join(tmpdir(), "causeway-submit-"));
-        const written = await writeInputs(o.dataset, {
-          fields,
-          maxObs: o.maxObs,
-          seed: o.seed,
-          outDir: temp,
-        });
-        for (const a of written.arms)
-          if (a.nAfter < a.nBefore)
-            note(`subsampled ${a.level}: ${a.nAfter} of ${a.nBefore} observations, every sample kept`);
-        dataset = written.dataset;
-        for (const k of [
-          "condition_column",
-          "sample_column",
-          "donor_column",
-          "cell_type_column",
-          "cell_type",
-        ])
-          delete (options as Record<string, unknown>)[k];
-      }
-      submission = { ...options, dataset: await fileBlob(dataset) };
-    } else {
-      if (!o.control || !o.perturbed || (!o.degs && !o.degsTable) || (o.degs && o.degsTable))
-        throw new CausewayError(
-          "invalid_input",
-          "give --dataset FILE, or --control, --perturbed and one of --degs / --degs-table",
-          0,
-        );
-      submission = {
-        ...options,
-        dataset_control: await fileBlob(o.control),
-        dataset_pert: await fileBlob(o.perturbed),
-        degs: o.degs
-          ? await readDegs(o.degs)
-          : await readDegsTable(o.degsTable!, {
-              padj: o.padj,
-              lfc: o.lfc,
-              geneColumn: o.degsTableGeneColumn,
-            }),
-      };
-    }
-    const created = await client
-      .createPrediction(submission)
-      .finally(() => (temp ? rm(temp, { recursive: true, force: true }) : undefined));
-    note(`prediction ${created.prediction_id} ${created.status}`);
-    if (created.n_degs !== undefined && created.n_degs_recognised !== undefined)
-      note(`${created.n_degs_recognised} of ${created.n_degs} DEGs recognised`);
-    if (o.wait) await waitAndReport(client, created.prediction_id, o.json === true, o.full === true);
-    else if (o.json) printJson(created);
-    else out(created.prediction_id);
-  });
-
-interface SubmitOptions extends ColumnOptions, CausalPathOptions {
-  degsTable?: string;
-  degsTableGeneColumn?: string;
-  padj: number;
-  lfc: number;
-  species?: "human" | "mouse";
-  perturbationType?: "ligand" | "drug" | "knockout" | "knockdown" | "overexpression" | "unknown";
-  subsample?: boolean;
-  maxObs: number;
-  seed: number;
-  full?: boolean;
-  dataset?: string;
-  control?: string;
-  perturbed?: string;
-  degs?: string;
-  jobType?: "target_id" | "target_validation";
-  target?: string;
-  degSignificanceFold?: number;
-  minMeanExpression?: number;
-  nRandomizations?: number;
-  prefix?: string;
-  modelVersion?: string;
-  label?: string;
-  wait?: boolean;
-  json?: boolean;
-}
+registerSubmit(program);
 
 program
   .command("wait")
