@@ -69,8 +69,9 @@ describe("Schemathesis", () => {
     );
     expect(result.code, result.out).toBe(0);
     const tested = /Tested: (\d+)/.exec(result.out);
-    // The contract's 14 routes, the prediction's event stream, its target table and gene resolution.
-    expect(Number(tested?.[1])).toBe(17);
+    // The contract's 14 routes, the prediction's event stream, its target table, gene resolution
+    // and the two Cytoscape exports of causal graphs.
+    expect(Number(tested?.[1])).toBe(19);
     expect(result.out).not.toMatch(/Runtime Error|failures?,/);
   }, 600_000);
 });

@@ -22,8 +22,9 @@ import {
 } from "../db/accounts.ts";
 import { Database } from "../db/database.ts";
 import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
-import { waitForStartingServer } from "../db/embedded-starting.ts";
-import { migrate } from "../db/migrate.ts";
+import { START_WAIT_MS, waitForStartingServer } from "../db/embedded-starting.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { migrate, pendingMigrations } from "../db/migrate.ts";
 import { listModels, setDefaultModel } from "../db/models.ts";
 import { ScoringVersion, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import { runnerPieces } from "../runner-pieces.ts";
@@ -60,7 +61,7 @@ async function connect(config: Config, init: boolean): Promise<Database> {
     err(
       `admin: database embedded in ${config.dataDir}, through the running server (pid ${running.pid}, ${running.host}:${running.port})`,
     );
-    return new Database({
+    const db = new Database({
       host: running.host,
       port: running.port,
       user: "postgres",
@@ -69,6 +70,9 @@ async function connect(config: Config, init: boolean): Promise<Database> {
       database: "postgres",
       max: 1,
     });
+    // A server publishes its socket, then applies its migrations: wait for the tables.
+    await waitForMigrations(db);
+    return db;
   }
   const exists = existsSync(join(config.dataDir, EMBEDDED_PGDATA, "PG_VERSION"));
   if (!exists && !init) {
@@ -108,6 +112,23 @@ async function connect(config: Config, init: boolean): Promise<Database> {
   const db = await openDatabase(config);
   await migrate(db);
   return db;
+}
+
+/** Waits until a starting server has applied its migrations (bounded like the wait for its start). */
+async function waitForMigrations(db: Database): Promise<void> {
+  const deadline = Date.now() + START_WAIT_MS;
+  let said = false;
+  for (;;) {
+    const pending = await pendingMigrations(db);
+    if (pending === 0) return;
+    if (Date.now() > deadline)
+      throw new AdminError(
+        `the server's database still lacks ${pending} migrations; is the server stuck starting?`,
+      );
+    if (!said) err("admin: waiting for the server to finish setting up its database");
+    said = true;
+    await sleep(200);
+  }
 }
 
 /** A refusal the user can act on: printed as one line, exit status 1. */

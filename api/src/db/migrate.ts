@@ -5,6 +5,7 @@
  * embedded mode at every start.
  */
 import { runner } from "node-pg-migrate";
+import { readdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Database } from "./database.ts";
 
@@ -26,4 +27,20 @@ export async function migrate(db: Database, log: (line: string) => void = () => 
   } finally {
     client.release();
   }
+}
+
+/**
+ * How many migrations of this release the database still lacks (all of them before the first
+ * run). A server applies them right after its database starts, so a client that connects to a
+ * server still starting waits for this to reach 0.
+ */
+export async function pendingMigrations(db: Database): Promise<number> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /\.(sql|js|ts)$/.test(f));
+  const { rows: table } = await db.query<{ t: string | null }>(
+    `SELECT to_regclass('public.pgmigrations')::text AS t`,
+  );
+  if (!table[0]?.t) return files.length;
+  const { rows } = await db.query<{ name: string }>(`SELECT name FROM pgmigrations`);
+  const applied = new Set(rows.map((r) => r.name));
+  return files.filter((f) => !applied.has(f.replace(/\.[^.]+$/, ""))).length;
 }
