@@ -37,6 +37,11 @@ export const QuotaExceeded = createError(
   "The lifetime prediction quota of this account is used up.",
   429,
 );
+export const HeavyReadLimited = createError(
+  "rate_limited",
+  "This account has as many large reads (causal graphs, large status previews) running and waiting as it may; retry after the Retry-After seconds.",
+  429,
+);
 export const JobTypeNotAllowed = createError(
   "job_type_not_allowed",
   "This account may only submit job_type=target_validation.",

@@ -24,6 +24,8 @@ import type { Queryable } from "../db/database.ts";
 import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import { WorkerCalls } from "./worker-calls.ts";
+import { WorkGate, underGate, type HeavyReadLimits } from "../limits/work-gate.ts";
+import { RENDER_IDLE_MS, RenderCache } from "./render-cache.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
@@ -83,7 +85,16 @@ export interface StatusDocumentsDeps {
   cacheBytes?: number;
   /** A body not read for this long leaves memory (default BODY_IDLE_MS). */
   idleMs?: number;
+  /** The gate and cache of status bodies at other sizes than the defaults. */
+  heavyReads?: HeavyReadLimits;
 }
+
+const DEFAULT_HEAVY_READS: HeavyReadLimits = {
+  total: 2,
+  perAccount: 1,
+  queuedPerAccount: 2,
+  cacheBytes: 64 * 1024 * 1024,
+};
 
 export class StatusDocuments {
   private readonly deps: StatusDocumentsDeps;
@@ -103,8 +114,20 @@ export class StatusDocuments {
     new URL("./status-gzip-worker.ts", import.meta.url),
   );
 
+  /** Renders at other sizes: accounted work (limits/work-gate.ts). */
+  readonly sizedGate: WorkGate;
+  /** Bodies at other sizes, with their links, by request; the links stay valid while kept. */
+  private readonly sized: RenderCache<Loaded>;
+
   constructor(deps: StatusDocumentsDeps) {
     this.deps = deps;
+    const heavy = deps.heavyReads ?? DEFAULT_HEAVY_READS;
+    this.sizedGate = new WorkGate(heavy);
+    this.sized = new RenderCache<Loaded>({
+      maxBytes: heavy.cacheBytes,
+      idleMs: Math.min(RENDER_IDLE_MS, (deps.presignTtlSeconds * 1000) / 2),
+      sizeOf: (doc) => doc.body.length,
+    });
   }
 
   /** A prediction's row with its account's tier. */
@@ -203,12 +226,31 @@ export class StatusDocuments {
    */
   async serveAt(p: PredictionRow, account: Account, sizes: StatusSizes): Promise<ServedStatus | null> {
     if (p.status !== "completed") return null;
-    const rendered = await this.render(p, account.tier, sizes);
-    if (!rendered) return null;
-    const doc: Loaded = { tier: account.tier, head: "", etag: rendered.etag, body: rendered.body };
+    const head = await headOf(this.deps.store, p, account.tier);
+    const key = JSON.stringify([p.id, account.tier, head, sizes]);
+    // One render for equal requests arriving together or within a while; the gate bounds the
+    // renders one account (and all of them) may have running or waiting.
+    const doc = await this.sized.get(key, () =>
+      underGate(this.sizedGate, account.id, async () => {
+        const rendered = await this.render(p, account.tier, sizes);
+        const made: Loaded = rendered
+          ? { tier: account.tier, head, etag: rendered.etag, body: rendered.body }
+          : { tier: account.tier, head, etag: "", body: Buffer.alloc(0) };
+        return made;
+      }),
+    );
+    if (doc.etag === "") return null;
+    const nowMs = this.deps.now().getTime();
+    if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
     // Compressed at the lowest priority too: eight large reads at once would otherwise keep both
     // cores busy with gzip beside the event loop.
-    return this.withLinks(p, account, doc, this.deps.now().getTime(), (body) => this.compress(body));
+    doc.serving ??= this.withLinks(p, account, doc, nowMs, (body) => this.compress(body))
+      .then((served) => {
+        doc.served = served ?? undefined;
+        return served;
+      })
+      .finally(() => (doc.serving = undefined));
+    return (await doc.serving) ?? null;
   }
 
   /**
@@ -227,6 +269,7 @@ export class StatusDocuments {
 
   async close(): Promise<void> {
     clearTimeout(this.sweepTimer);
+    this.sized.clear();
     await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
   }
 

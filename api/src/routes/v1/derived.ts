@@ -188,27 +188,24 @@ export function derivedRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const p = await completedValidation(ctx, request.account!, request.params.prediction_id);
+      const account = request.account!;
+      const p = await completedValidation(ctx, account, request.params.prediction_id);
       const name = primaryPrefix(p) + ARTIFACTS.causalGraphInputs;
-      const buf = await readArtifactOr500(ctx.store, p.result_files, name);
       const replayInvalid = () =>
         invalid(
           ["path", "prediction_id"],
           "the stored causal-graph inputs of this prediction are missing or invalid",
           "replay_inputs_invalid",
         );
-      if (!buf) throw replayInvalid();
-      let json: unknown;
-      try {
-        json = JSON.parse(buf.toString("utf8"));
-      } catch {
-        throw replayInvalid();
-      }
+      const storedKey = p.result_files?.[name];
+      if (!storedKey) throw replayInvalid();
+      const options = { topNDegs: request.query.top_n_degs, dpi: request.query.dpi };
       let png: Buffer;
       try {
-        png = await ctx.runner.renderCausalGraph(json, {
-          topNDegs: request.query.top_n_degs,
-          dpi: request.query.dpi,
+        png = await ctx.graphRenders.render(account.id, p.id, storedKey, options, async () => {
+          const buf = await readArtifactOr500(ctx.store, p.result_files, name);
+          if (!buf) throw replayInvalid();
+          return buf;
         });
       } catch (err) {
         if (isInvalidGraphInputs(err)) throw replayInvalid();
