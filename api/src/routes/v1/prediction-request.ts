@@ -18,7 +18,7 @@ import type { IdempotentRequest } from "../../services/idempotency.ts";
 import { MAX_DEGS } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
-import { assertCleanText, textProblem } from "../../plugins/text-guard.ts";
+import { assertCleanFormText, textProblem } from "../../plugins/text-guard.ts";
 
 const TEXT_FIELDS = new Set([
   "degs",
@@ -134,7 +134,7 @@ export async function receiveUpload(
         if (part.valueTruncated)
           throw tooLarge(`The field ${part.fieldname} exceeds ${limits.maxFieldBytes} bytes.`);
         // Before anything serializes it: a part sent as application/json may be nested too deep.
-        assertCleanText(part.value, ["body", part.fieldname]);
+        assertCleanFormText(part.value, ["body", part.fieldname]);
         textBytes += rawBytes(part.value);
         if (textBytes > limits.maxTextBytes)
           throw tooLarge(`The text fields of the form exceed ${limits.maxTextBytes} bytes together.`);
