@@ -97,11 +97,14 @@ export function isInvalidGraphInputs(err: unknown): boolean {
 let upload: Promise<typeof UploadModule> | undefined;
 const loadUploadValidator = () => (upload ??= import("@causeway/runner/anndata/upload"));
 
-// Started on the first render; ended after a short idle period, which hands its heap and the
-// canvas's pixel memory back (the next render starts it again in well under a second).
+// A fresh worker per render: a 600-dpi image holds over 100 MB of native pixel memory that the
+// worker's garbage collector does not count, so renders one after another in one worker piled
+// it up until a collection; ending the worker hands it back at once. Starting one costs a small
+// fraction of a large render, and repeated requests are answered from the render cache.
 const graphRenderer = new WorkerCalls<GraphRenderRequest, GraphRenderResponse>(
   new URL("./services/graph-render-worker.ts", import.meta.url),
   10_000,
+  1,
 );
 
 /** The real pieces from runner/src, loaded on first use. */

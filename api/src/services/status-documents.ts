@@ -116,6 +116,11 @@ export class StatusDocuments {
 
   /** Renders at other sizes: accounted work (limits/work-gate.ts). */
   readonly sizedGate: WorkGate;
+  /**
+   * Their workers, one per gate slot: two accounts' large reads render side by side instead of
+   * one after the other in the worker of completion renders.
+   */
+  private readonly sizedRenderers: WorkerCalls<RenderRequest, RenderResponse>[];
   /** Bodies at other sizes, with their links, by request; the links stay valid while kept. */
   private readonly sized: RenderCache<Loaded>;
 
@@ -123,6 +128,11 @@ export class StatusDocuments {
     this.deps = deps;
     const heavy = deps.heavyReads ?? DEFAULT_HEAVY_READS;
     this.sizedGate = new WorkGate(heavy);
+    this.sizedRenderers = Array.from(
+      { length: heavy.total },
+      () =>
+        new WorkerCalls<RenderRequest, RenderResponse>(new URL("./status-body-worker.ts", import.meta.url)),
+    );
     this.sized = new RenderCache<Loaded>({
       maxBytes: heavy.cacheBytes,
       idleMs: Math.min(RENDER_IDLE_MS, (deps.presignTtlSeconds * 1000) / 2),
@@ -270,7 +280,12 @@ export class StatusDocuments {
   async close(): Promise<void> {
     clearTimeout(this.sweepTimer);
     this.sized.clear();
-    await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
+    await Promise.all([
+      this.renderer.close(),
+      this.compressor.close(),
+      ...this.sizedRenderers.map((r) => r.close()),
+      ...this.storing,
+    ]);
   }
 
   /** Bodies held in memory (diagnostics and tests). */
@@ -392,7 +407,10 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const res = await this.renderer.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
+    const worker = sizes
+      ? this.sizedRenderers.reduce((a, b) => (b.pending < a.pending ? b : a))
+      : this.renderer;
+    const res = await worker.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
