@@ -22,6 +22,7 @@ import type { AppContext } from "../../context.ts";
 import { NotFound, RateLimited, RequestValidationError, Unauthorized, zodItems } from "../../errors.ts";
 import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
 import { recordCallback } from "../../observability/metrics.ts";
+import { clientAddress } from "../../plugins/client-address.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
 
@@ -37,7 +38,12 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
     );
     scope.addHook("onRequest", async (request, reply) => {
       const hit = await ctx.limits
-        .hit(limitKeys.callback(request.ip), ctx.config.limits.callbackRateLimit, 60_000, ctx.now().getTime())
+        .hit(
+          limitKeys.callback(clientAddress(request)),
+          ctx.config.limits.callbackRateLimit,
+          60_000,
+          ctx.now().getTime(),
+        )
         .catch((err: unknown) => {
           if (!(err instanceof LimitStoreUnavailable)) throw err;
           return { allowed: true, retryAfterSeconds: 0 }; // fails open like the other rate limits
