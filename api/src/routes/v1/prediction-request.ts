@@ -15,10 +15,11 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Writable } from "node:stream";
 import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
 import type { IdempotentRequest } from "../../services/idempotency.ts";
-import { MAX_DEGS } from "../../schemas/predictions.ts";
+import { MAX_DEGS, PredictionForm } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
 import { assertCleanFormText, textProblem } from "../../plugins/text-guard.ts";
+import { assertNumberSpelling } from "../../plugins/number-spelling.ts";
 
 const TEXT_FIELDS = new Set([
   "degs",
@@ -148,6 +149,7 @@ export async function receiveUpload(
         if (!TEXT_FIELDS.has(part.fieldname)) continue; // unknown text fields are ignored, like any form handler
         if (part.fieldname in out.fields)
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
+        assertNumberSpelling(PredictionForm, { [part.fieldname]: part.value }, "body");
         fingerprint.field(part.fieldname, value);
         out.fields[part.fieldname] = value;
       }
