@@ -19,7 +19,11 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
   private readonly idleMs: number;
   private worker: Worker | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
-  private readonly calls = new Map<number, (res: Res | { id: number; ok: false; message: string }) => void>();
+  /** Unanswered calls with the worker each was sent to. */
+  private readonly calls = new Map<
+    number,
+    { worker: Worker; done: (res: Res | { id: number; ok: false; message: string }) => void }
+  >();
   private nextCall = 1;
   private readonly recycleAfter: number;
   /** Calls sent to the current worker. */
@@ -52,7 +56,7 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
     this.callsToWorker++;
     const id = this.nextCall++;
     return new Promise((resolve) => {
-      this.calls.set(id, resolve);
+      this.calls.set(id, { worker, done: resolve });
       worker.postMessage({ ...req, id });
     });
   }
@@ -71,19 +75,23 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
     // An idle worker must not keep the process alive.
     worker.unref();
     worker.on("message", (res: Res) => {
-      const done = this.calls.get(res.id);
+      const call = this.calls.get(res.id);
       this.calls.delete(res.id);
-      done?.(res);
+      call?.done(res);
       if (this.calls.size > 0) return;
       if (this.callsToWorker >= this.recycleAfter && this.worker === worker) {
         this.worker = undefined;
         void worker.terminate();
       } else this.endWhenIdle(worker);
     });
+    // Only this worker's calls: a retired worker's exit arrives after its successor took calls.
     const fail = (message: string) => {
       if (this.worker === worker) this.worker = undefined;
-      for (const [id, done] of this.calls) done({ id, ok: false, message });
-      this.calls.clear();
+      for (const [id, call] of this.calls) {
+        if (call.worker !== worker) continue;
+        this.calls.delete(id);
+        call.done({ id, ok: false, message });
+      }
     };
     worker.on("error", (err) => fail(err.message));
     worker.on("exit", (code) => fail(`status worker exited with code ${code}`));
