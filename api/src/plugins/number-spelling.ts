@@ -66,6 +66,8 @@ export function numberSpellingItems(
     for (const v of Array.isArray(raw) ? raw : [raw]) {
       // Absent, empty (a form's "absent") or already a number (JSON): nothing to read.
       if (typeof v !== "string" || v === "") continue;
+      // Not a number in any spelling: the schema's own message says so.
+      if (Number.isNaN(Number(v))) continue;
       if ((kind === "integer" ? INTEGER : DECIMAL).test(v)) continue;
       items.push({
         loc: [loc, name],
