@@ -6,6 +6,11 @@
 import createError from "@fastify/error";
 
 export const Unauthorized = createError("unauthorized", "Missing or invalid API key.", 401);
+export const CallbackUnauthorized = createError(
+  "unauthorized",
+  "Missing, stale or invalid callback signature.",
+  401,
+);
 export const NotFound = createError("not_found", "Not found.", 404);
 export const RateLimited = createError(
   "rate_limited",
