@@ -19,6 +19,7 @@ import { registerWebApp } from "./plugins/web-app.ts";
 import { registerTextGuard } from "./plugins/text-guard.ts";
 import { registerNumberSpelling } from "./plugins/number-spelling.ts";
 import { clientErrorHandler } from "./plugins/client-errors.ts";
+import { registerUnreadBodyClose } from "./plugins/unread-body.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -106,6 +107,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // First: the request span and the HTTP metrics hooks must see every route.
   registerObservability(app, ctx);
   registerErrorHandler(app);
+  registerUnreadBodyClose(app);
   registerEdgeLimit(app, ctx);
   registerIdleGc(app);
   registerSecurityHeaders(app, artifactOrigins(config));
