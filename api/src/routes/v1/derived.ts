@@ -184,7 +184,8 @@ export function derivedRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...base,
         summary: "Causal-graph PNG re-rendered from stored inputs",
         querystring: CausalGraphQuery,
-        response: { 200: PngResponse, 404: ErrorBody, ...commonErrors },
+        // 429: more renders running and waiting for the account than its share (Retry-After).
+        response: { 200: PngResponse, 404: ErrorBody, 429: ErrorBody, ...commonErrors },
       },
     },
     async (request, reply) => {
