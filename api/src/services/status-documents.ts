@@ -121,6 +121,8 @@ export class StatusDocuments {
    * one after the other in the worker of completion renders.
    */
   private readonly sizedRenderers: WorkerCalls<RenderRequest, RenderResponse>[];
+  /** And their compressors: one account's large reads never queue another's gzip behind theirs. */
+  private readonly sizedCompressors: WorkerCalls<GzipRequest, GzipResponse>[];
   /** Bodies at other sizes, with their links, by request; the links stay valid while kept. */
   private readonly sized: RenderCache<Loaded>;
 
@@ -132,6 +134,10 @@ export class StatusDocuments {
       { length: heavy.total },
       () =>
         new WorkerCalls<RenderRequest, RenderResponse>(new URL("./status-body-worker.ts", import.meta.url)),
+    );
+    this.sizedCompressors = Array.from(
+      { length: heavy.total },
+      () => new WorkerCalls<GzipRequest, GzipResponse>(new URL("./status-gzip-worker.ts", import.meta.url)),
     );
     this.sized = new RenderCache<Loaded>({
       maxBytes: heavy.cacheBytes,
@@ -231,8 +237,9 @@ export class StatusDocuments {
 
   /**
    * The status body of a completed prediction at other preview sizes (or with `?target=`),
-   * rendered by the same worker thread instead of on the event loop: eight such reads at once
-   * held /health for over half a second when they were built inline. Not stored (the sizes vary).
+   * rendered in a worker thread instead of on the event loop (eight such reads at once held
+   * /health for over half a second when they were built inline), under the heavy-read gate, and
+   * kept in memory by request for a while. Not stored (the sizes vary).
    */
   async serveAt(p: PredictionRow, account: Account, sizes: StatusSizes): Promise<ServedStatus | null> {
     if (p.status !== "completed") return null;
@@ -254,7 +261,8 @@ export class StatusDocuments {
     if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
     // Compressed at the lowest priority too: eight large reads at once would otherwise keep both
     // cores busy with gzip beside the event loop.
-    doc.serving ??= this.withLinks(p, account, doc, nowMs, (body) => this.compress(body))
+    const compressor = leastBusy(this.sizedCompressors);
+    doc.serving ??= this.withLinks(p, account, doc, nowMs, (body) => this.compress(body, compressor))
       .then((served) => {
         doc.served = served ?? undefined;
         return served;
@@ -284,6 +292,7 @@ export class StatusDocuments {
       this.renderer.close(),
       this.compressor.close(),
       ...this.sizedRenderers.map((r) => r.close()),
+      ...this.sizedCompressors.map((c) => c.close()),
       ...this.storing,
     ]);
   }
@@ -407,9 +416,7 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const worker = sizes
-      ? this.sizedRenderers.reduce((a, b) => (b.pending < a.pending ? b : a))
-      : this.renderer;
+    const worker = sizes ? leastBusy(this.sizedRenderers) : this.renderer;
     const res = await worker.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
@@ -420,8 +427,8 @@ export class StatusDocuments {
   }
 
   /** gzip in its worker thread, at the lowest priority. */
-  private async compress(body: Buffer): Promise<Buffer> {
-    const res = await this.compressor.call({ bytes: body });
+  private async compress(body: Buffer, compressor = this.compressor): Promise<Buffer> {
+    const res = await compressor.call({ bytes: body });
     if (!res.ok) throw new Error(res.message);
     return Buffer.from(res.gzipped.buffer, res.gzipped.byteOffset, res.gzipped.byteLength);
   }
@@ -458,6 +465,11 @@ export class StatusDocuments {
     }, idleMs / 2);
     this.sweepTimer.unref();
   }
+}
+
+/** The worker with the fewest calls waiting. */
+function leastBusy<W extends { pending: number }>(workers: W[]): W {
+  return workers.reduce((a, b) => (b.pending < a.pending ? b : a));
 }
 
 /** Where the stored body lives: beside the job's artifacts (removed with them). */
