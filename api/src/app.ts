@@ -17,6 +17,9 @@ import { registerOpenApi } from "./plugins/openapi.ts";
 import { registerSecurityHeaders } from "./plugins/security-headers.ts";
 import { registerWebApp } from "./plugins/web-app.ts";
 import { registerTextGuard } from "./plugins/text-guard.ts";
+import { registerNumberSpelling } from "./plugins/number-spelling.ts";
+import { clientErrorHandler } from "./plugins/client-errors.ts";
+import { registerUnreadBodyClose } from "./plugins/unread-body.ts";
 import { AccessLogController, apiLoggerOptions } from "./observability/logging.ts";
 import { registerObservability } from "./observability/plugin.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -94,6 +97,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // Download tokens are path parameters of ~300 characters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     frameworkErrors: frameworkErrorHandler(ctx),
+    clientErrorHandler,
   });
   const state: AppState = { closing: false };
   app.decorate("appState", state);
@@ -103,10 +107,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // First: the request span and the HTTP metrics hooks must see every route.
   registerObservability(app, ctx);
   registerErrorHandler(app);
+  registerUnreadBodyClose(app);
   registerEdgeLimit(app, ctx);
   registerIdleGc(app);
   registerSecurityHeaders(app, artifactOrigins(config));
   registerTextGuard(app);
+  registerNumberSpelling(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await registerOpenApi(app);
   await registerWebApp(app);

@@ -128,6 +128,16 @@ export const ConfigEnv = z.object({
   CAUSEWAY_EDGE_WINDOW_SECONDS: int(1, 86_400).default(60),
   /** Proxy addresses whose X-Forwarded-For is trusted (comma-separated IPs/CIDRs); none by default. */
   CAUSEWAY_TRUSTED_PROXIES: csv.default([]),
+  /**
+   * Large reads (on-demand causal graphs; status previews too large to build inline), each kind
+   * apart: running at once in the process, running per account, and waiting per account (more are
+   * a 429 with Retry-After). A 600-dpi graph holds over 100 MB of pixels while it is drawn.
+   */
+  CAUSEWAY_HEAVY_READS_TOTAL: int(1, 64).default(2),
+  CAUSEWAY_HEAVY_READS_PER_ACCOUNT: int(1, 64).default(1),
+  CAUSEWAY_HEAVY_READS_QUEUED_PER_ACCOUNT: int(0, 1000).default(2),
+  /** Bytes of rendered large reads kept per kind, keyed by request. */
+  CAUSEWAY_HEAVY_READS_CACHE_BYTES: int(0, 4 * 1024 ** 3).default(64 * 1024 ** 2),
 
   /** Per-file upload cap in bytes (default 2 GiB). */
   CAUSEWAY_MAX_UPLOAD_BYTES: int(1024, 64 * 1024 ** 3).default(2 * 1024 ** 3),
@@ -226,6 +236,7 @@ export interface Config {
     edgeLimit: number;
     edgeWindowSeconds: number;
     trustedProxies: string[];
+    heavyReads: { total: number; perAccount: number; queuedPerAccount: number; cacheBytes: number };
   };
   uploads: { maxFileBytes: number; maxFieldBytes: number; maxTextBytes: number };
   requestTimeoutSeconds: number;
@@ -352,6 +363,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       edgeLimit: e.CAUSEWAY_EDGE_LIMIT,
       edgeWindowSeconds: e.CAUSEWAY_EDGE_WINDOW_SECONDS,
       trustedProxies: e.CAUSEWAY_TRUSTED_PROXIES,
+      heavyReads: {
+        total: e.CAUSEWAY_HEAVY_READS_TOTAL,
+        perAccount: e.CAUSEWAY_HEAVY_READS_PER_ACCOUNT,
+        queuedPerAccount: e.CAUSEWAY_HEAVY_READS_QUEUED_PER_ACCOUNT,
+        cacheBytes: e.CAUSEWAY_HEAVY_READS_CACHE_BYTES,
+      },
     },
     uploads: {
       maxFileBytes: e.CAUSEWAY_MAX_UPLOAD_BYTES,

@@ -15,6 +15,7 @@ import type { JobEvents } from "./events/job-events.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import type { StatusDocuments } from "./services/status-documents.ts";
 import type { ModelImports } from "./services/model-imports.ts";
+import type { GraphRenders } from "./services/graph-renders.ts";
 
 export interface AppContext {
   config: Config;
@@ -33,6 +34,8 @@ export interface AppContext {
   webhooks: WebhookDeliverer;
   /** Stored status bodies of completed predictions. */
   statusDocuments: StatusDocuments;
+  /** On-demand causal graphs: gated, off the event loop, cached by request. */
+  graphRenders: GraphRenders;
   callbackSecret: string;
   now: () => Date;
   newId: () => string;

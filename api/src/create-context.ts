@@ -21,6 +21,7 @@ import { JobEvents } from "./events/job-events.ts";
 import { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import { WebhookSecretBox } from "./webhooks/secrets.ts";
 import { StatusDocuments } from "./services/status-documents.ts";
+import { GraphRenders } from "./services/graph-renders.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
@@ -66,6 +67,7 @@ export async function createContext(
     presignTtlSeconds: config.presignTtlSeconds,
     now,
     log,
+    heavyReads: config.limits.heavyReads,
   });
   const jobs = new JobService({
     config,
@@ -141,6 +143,7 @@ export async function createContext(
     events,
     webhooks,
     statusDocuments,
+    graphRenders: new GraphRenders(runner, config.limits.heavyReads),
     callbackSecret,
     now,
     newId: o.newId ?? randomUUID,
@@ -154,6 +157,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.dispatcher.close();
   await ctx.runner.close();
   await ctx.statusDocuments.close();
+  ctx.graphRenders.close();
   await ctx.limits.close();
   await ctx.events.close();
   await ctx.db.close();

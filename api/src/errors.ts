@@ -6,6 +6,11 @@
 import createError from "@fastify/error";
 
 export const Unauthorized = createError("unauthorized", "Missing or invalid API key.", 401);
+export const CallbackUnauthorized = createError(
+  "unauthorized",
+  "Missing, stale or invalid callback signature.",
+  401,
+);
 export const NotFound = createError("not_found", "Not found.", 404);
 export const RateLimited = createError(
   "rate_limited",
@@ -35,6 +40,11 @@ export const CausalInflightLimit = createError(
 export const QuotaExceeded = createError(
   "external_prediction_quota_exceeded",
   "The lifetime prediction quota of this account is used up.",
+  429,
+);
+export const HeavyReadLimited = createError(
+  "rate_limited",
+  "This account has as many large reads (causal graphs, large status previews) running and waiting as it may; retry after the Retry-After seconds.",
   429,
 );
 export const JobTypeNotAllowed = createError(

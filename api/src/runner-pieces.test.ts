@@ -36,13 +36,13 @@ describe("runner pieces", () => {
   });
 
   it("renders the interferon fixture to a PNG and refuses invalid inputs", async () => {
-    const png = await runnerPieces.renderCausalGraph(JSON.parse(JSON.stringify(interferonInputs())), {
+    const png = await runnerPieces.renderCausalGraph(Buffer.from(JSON.stringify(interferonInputs())), {
       topNDegs: 5,
       dpi: 72,
     });
     expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
     const err = await runnerPieces
-      .renderCausalGraph({ bogus: true }, { topNDegs: 5, dpi: 72 })
+      .renderCausalGraph(Buffer.from('{"bogus":true}'), { topNDegs: 5, dpi: 72 })
       .catch((e: unknown) => e);
     expect(isInvalidGraphInputs(err)).toBe(true);
   });

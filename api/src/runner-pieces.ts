@@ -10,11 +10,12 @@ import type { ObjectStore } from "@causeway/runner/storage";
 
 import type * as UploadModule from "@causeway/runner/anndata/upload";
 import type * as CausalModule from "@causeway/runner/causal";
-import type * as GraphModule from "@causeway/runner/graph";
 import type * as LibrariesModule from "@causeway/runner/libraries";
 import type * as ModelModule from "@causeway/runner/model";
 import type * as ScoringModule from "@causeway/runner/scoring";
 import type { ScoringVersion, Species } from "@causeway/contract";
+import type { GraphRenderRequest, GraphRenderResponse } from "./services/graph-render-worker.ts";
+import { WorkerCalls } from "./services/worker-calls.ts";
 
 export interface UploadSummary {
   nObs: number;
@@ -73,8 +74,11 @@ export interface RunnerPieces {
     rows: PathRow[],
     options: { topNDegs: number; deg: string | null; impactedDegOrder: string[] },
   ): Promise<{ proteins: string[]; n_paths_used: number }>;
-  /** Parses then renders; throws an error named "InvalidGraphInputs" when the inputs are invalid. */
-  renderCausalGraph(inputsJson: unknown, options: { topNDegs: number; dpi: number }): Promise<Buffer>;
+  /**
+   * Parses the stored causal_graph_inputs.json bytes, then renders, off the event loop; throws an
+   * error named "InvalidGraphInputs" when the inputs are invalid.
+   */
+  renderCausalGraph(inputs: Uint8Array, options: { topNDegs: number; dpi: number }): Promise<Buffer>;
   /** The symbol table, orthologues and node ids of a stored model version, loaded once. */
   geneLookup(store: ObjectStore, version: string): Promise<GeneLookupPiece>;
   /** Releases resources (the validator's worker thread). */
@@ -98,6 +102,16 @@ export function isInvalidGraphInputs(err: unknown): boolean {
 // validator's worker threads, never in the API's own isolate.
 let upload: Promise<typeof UploadModule> | undefined;
 const loadUploadValidator = () => (upload ??= import("@causeway/runner/anndata/upload"));
+
+// A fresh worker per render: a 600-dpi image holds over 100 MB of native pixel memory that the
+// worker's garbage collector does not count, so renders one after another in one worker piled
+// it up until a collection; ending the worker hands it back at once. Starting one costs a small
+// fraction of a large render, and repeated requests are answered from the render cache.
+const graphRenderer = new WorkerCalls<GraphRenderRequest, GraphRenderResponse>(
+  new URL("./services/graph-render-worker.ts", import.meta.url),
+  10_000,
+  1,
+);
 
 /** The real pieces from runner/src, loaded on first use. */
 export const runnerPieces: RunnerPieces = {
@@ -166,15 +180,18 @@ export const runnerPieces: RunnerPieces = {
     const c: typeof CausalModule = await import("@causeway/runner/causal");
     return c.intermediaryProteins(rows, options);
   },
-  async renderCausalGraph(inputsJson, options) {
-    const g: typeof GraphModule = await import("@causeway/runner/graph");
-    return g.renderCausalGraph(g.parseCausalGraphInputs(inputsJson), options);
+  async renderCausalGraph(inputs, options) {
+    const res = await graphRenderer.call({ inputs, topNDegs: options.topNDegs, dpi: options.dpi });
+    if (res.ok) return Buffer.from(res.png.buffer, res.png.byteOffset, res.png.byteLength);
+    const invalid = "invalidInputs" in res && res.invalidInputs;
+    throw Object.assign(new Error(res.message), invalid ? { name: "InvalidGraphInputs" } : {});
   },
   async geneLookup(store, version) {
     const m: typeof ModelModule = await import("@causeway/runner/model");
     return m.loadGeneLookup(store, version);
   },
   async close() {
+    await graphRenderer.close();
     if (upload) await (await upload).closeUploadValidator();
   },
 };

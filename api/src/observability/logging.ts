@@ -54,9 +54,36 @@ export function prettyTransport(
   return { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard" } };
 }
 
-/** A request's URL as logged: download tokens of `/files/<token>` are bearer credentials. */
+/** Query parameters whose names say they carry a credential (`api_key`, `token`, `X-Api-Key`, …). */
+const SECRET_PARAM = /key|token|secret|passw|auth|sig|credential|session|cookie/i;
+/** An API key of this service wherever it is pasted (db/accounts.ts: `cw_` + 43 base64url characters). */
+const API_KEY_TEXT = /cw_[A-Za-z0-9_-]{20,}/g;
+
+/**
+ * A request's URL as logged: download tokens of `/files/<token>` are bearer credentials, and so
+ * is a key a client pasted into the query string: the values of credential-named parameters,
+ * and anything shaped like one of our keys, are redacted.
+ */
 export function loggedUrl(url: string): string {
-  return url.replace(/^\/files\/[^?#]+/, "/files/[redacted]");
+  const path = url.replace(/^\/files\/[^?#]+/, "/files/[redacted]");
+  const q = path.indexOf("?");
+  if (q < 0) return path.replace(API_KEY_TEXT, "[redacted]");
+  const query = path
+    .slice(q + 1)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, " "));
+      } catch {
+        // Not valid percent-encoding: judged as written.
+      }
+      return SECRET_PARAM.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+    })
+    .join("&");
+  return `${path.slice(0, q)}?${query}`.replace(API_KEY_TEXT, "[redacted]");
 }
 
 interface LoggedRequest {

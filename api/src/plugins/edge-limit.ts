@@ -1,12 +1,18 @@
 /**
- * The edge limit (service-spec §8): requests per client address per window on every route,
- * answered 403 with an HTML body and no error-code header, the way an edge proxy blocks. The
- * address is the socket's, or X-Forwarded-For from trusted proxies only (Fastify trustProxy).
- * The internal callback route is exempt: runners are not clients.
+ * The edge limit (service-spec §8): requests per client address per window, answered 403 with
+ * an HTML body and no error-code header, the way an edge proxy blocks. The address is the
+ * socket's, or X-Forwarded-For from trusted proxies only (Fastify trustProxy), in one canonical
+ * spelling (client-address.ts), so the spellings of one address share one bucket.
+ *
+ * Outside it: the runners' callback route (runners are not clients; it has its own per-address
+ * limit), and the web app's shell, bundle files and the API docs, which a browser fetches many
+ * at once on a first visit and then from its cache; counting them spent a polling user's budget.
+ * Every other path counts, unknown ones under /internal/ included.
  */
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { limitKeys, LimitStoreUnavailable } from "../limits/limit-store.ts";
+import { clientAddress } from "./client-address.ts";
 
 const BLOCKED_HTML =
   "<!DOCTYPE html>\n<html><head><title>403 Forbidden</title></head>" +
@@ -35,10 +41,29 @@ export function sendEdgeBlock(reply: FastifyReply): FastifyReply {
   return reply.code(403).type("text/html; charset=utf-8").send(BLOCKED_HTML);
 }
 
+/** Whether a matched route pattern is outside the edge limit (an unmatched path never is). */
+export function outsideEdgeLimit(routeUrl: string | undefined): boolean {
+  if (routeUrl === undefined) return false;
+  return (
+    routeUrl === "/" ||
+    routeUrl === "/app" ||
+    routeUrl.startsWith("/app/") ||
+    routeUrl === "/docs" ||
+    routeUrl.startsWith("/docs/") ||
+    routeUrl.startsWith("/internal/")
+  );
+}
+
+/** Counts `request` against its address's edge budget; false when it is over. */
+export function edgeAllowsRequest(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
+  return edgeAllows(ctx, clientAddress(request), request.log);
+}
+
 export function registerEdgeLimit(app: FastifyInstance, ctx: AppContext): void {
   if (!ctx.config.limits.edgeEnabled) return;
   app.addHook("onRequest", async (request, reply) => {
-    if (request.url.startsWith("/internal/")) return;
-    if (!(await edgeAllows(ctx, request.ip, request.log))) return sendEdgeBlock(reply);
+    // The matched route's pattern, not the URL: /internal/anything-else is counted.
+    if (outsideEdgeLimit(request.is404 ? undefined : request.routeOptions.url)) return;
+    if (!(await edgeAllowsRequest(ctx, request))) return sendEdgeBlock(reply);
   });
 }

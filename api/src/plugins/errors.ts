@@ -89,7 +89,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // a route: on a path that exists under other methods, the answer is still 405.
     if (request.is404) {
       const allow = routes.allowed(request.url);
-      if (allow.length > 0) return sendMethodNotAllowed(reply, allow);
+      if (allow.length > 0 && !allow.includes(request.method)) return sendMethodNotAllowed(reply, allow);
     }
     if (error instanceof RequestValidationError) return sendValidation(reply, error.items);
     if (hasZodFastifySchemaValidationErrors(error)) {
@@ -154,8 +154,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A path whose route takes this method but found nothing (a missing file under a static
+    // prefix) is a 404, not a 405.
     const allow = routes.allowed(request.url);
-    if (allow.length > 0) return sendMethodNotAllowed(reply, allow);
+    if (allow.length > 0 && !allow.includes(request.method)) return sendMethodNotAllowed(reply, allow);
     return reply.code(404).header("x-service-error-code", "not_found").send({ detail: "Not found." });
   });
 }

@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { UriTooLong } from "../errors.ts";
-import { edgeAllows, sendEdgeBlock } from "./edge-limit.ts";
+import { edgeAllowsRequest, sendEdgeBlock } from "./edge-limit.ts";
 
 export function frameworkErrorHandler(ctx: AppContext) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
@@ -25,7 +25,7 @@ async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  if (!(await edgeAllows(ctx, request.ip, request.log))) {
+  if (!(await edgeAllowsRequest(ctx, request))) {
     sendEdgeBlock(reply);
     return;
   }

@@ -66,6 +66,25 @@ export function assertCleanText(value: unknown, loc: (string | number)[], maxDep
   if (item) throw new RequestValidationError([item]);
 }
 
+/**
+ * A form's text part: the text itself and, when it is JSON text (the `degs` field is a JSON
+ * array), the strings it holds. `"\u0000"` and `"\ud800"` are clean text as written and become
+ * a NUL or a lone surrogate only once parsed, which the job would then carry into its results:
+ * PostgreSQL refused those results after the job had run and been charged.
+ */
+export function assertCleanFormText(value: unknown, loc: (string | number)[]): void {
+  assertCleanText(value, loc);
+  if (typeof value !== "string" || !/^\s*[[{"]/.test(value)) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    // Not JSON after all: the field's own validation says what is wrong with it.
+    return;
+  }
+  assertCleanText(parsed, loc);
+}
+
 /** Checks every route's parsed body, query and path parameters before schema validation. */
 export function registerTextGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {

@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { NotFound } from "../errors.ts";
 
 /** Where `npm run build -w @causeway/web` writes the app. */
 export const WEB_DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
@@ -26,26 +27,33 @@ export async function registerWebApp(app: FastifyInstance, dist: string = WEB_DI
       ? reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").send(index)
       : reply.code(503).type("text/plain; charset=utf-8").send(NOT_BUILT);
   if (existsSync(`${dist}assets`)) {
-    await app.register(fastifyStatic, {
-      root: `${dist}assets`,
-      prefix: "/app/assets/",
-      decorateReply: false,
-      index: false,
-      list: false,
-      dotfiles: "deny",
-      immutable: true,
-      // The build writes .br and .gz twins (api/web/build.ts): ~0.27 MB instead of ~0.86 MB.
-      preCompressed: true,
-      maxAge: "365d",
-      schemaHide: true,
+    await app.register(async (scope) => {
+      // A folder under the prefix is refused by the static plugin with a 403: it is a 404 like
+      // a missing file (the app's error handler answers both in the service's shape).
+      scope.setErrorHandler((error: FastifyError) => {
+        throw error.statusCode === 403 ? new NotFound() : error;
+      });
+      await scope.register(fastifyStatic, {
+        root: `${dist}assets`,
+        prefix: "/app/assets/",
+        decorateReply: false,
+        index: false,
+        list: false,
+        dotfiles: "deny",
+        immutable: true,
+        // The build writes .br and .gz twins (api/web/build.ts): ~0.27 MB instead of ~0.86 MB.
+        preCompressed: true,
+        maxAge: "365d",
+        schemaHide: true,
+      });
     });
   }
   // The router ignores trailing slashes: this is /app too.
   app.get("/app/", hidden, async (_request, reply) => page(reply));
   app.get("/app/*", hidden, async (request, reply) => {
-    // A missing bundle file is a 404, not the page (a stale tab asking for an old hash).
-    if (request.url.startsWith("/app/assets/"))
-      return reply.code(404).type("text/plain").send("Not found.\n");
+    // A missing bundle file (a stale tab asking for an old hash) or the folder itself is a 404
+    // in the service's shape, not the page.
+    if (request.url === "/app/assets" || request.url.startsWith("/app/assets/")) throw new NotFound();
     return page(reply);
   });
 }

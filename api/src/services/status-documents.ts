@@ -24,6 +24,8 @@ import type { Queryable } from "../db/database.ts";
 import { predictionWithTier, type PredictionRow, type ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import { WorkerCalls } from "./worker-calls.ts";
+import { WorkGate, underGate, type HeavyReadLimits } from "../limits/work-gate.ts";
+import { RENDER_IDLE_MS, RenderCache } from "./render-cache.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
 
@@ -83,7 +85,16 @@ export interface StatusDocumentsDeps {
   cacheBytes?: number;
   /** A body not read for this long leaves memory (default BODY_IDLE_MS). */
   idleMs?: number;
+  /** The gate and cache of status bodies at other sizes than the defaults. */
+  heavyReads?: HeavyReadLimits;
 }
+
+const DEFAULT_HEAVY_READS: HeavyReadLimits = {
+  total: 2,
+  perAccount: 1,
+  queuedPerAccount: 2,
+  cacheBytes: 64 * 1024 * 1024,
+};
 
 export class StatusDocuments {
   private readonly deps: StatusDocumentsDeps;
@@ -103,8 +114,36 @@ export class StatusDocuments {
     new URL("./status-gzip-worker.ts", import.meta.url),
   );
 
+  /** Renders at other sizes: accounted work (limits/work-gate.ts). */
+  readonly sizedGate: WorkGate;
+  /**
+   * Their workers, one per gate slot: two accounts' large reads render side by side instead of
+   * one after the other in the worker of completion renders.
+   */
+  private readonly sizedRenderers: WorkerCalls<RenderRequest, RenderResponse>[];
+  /** And their compressors: one account's large reads never queue another's gzip behind theirs. */
+  private readonly sizedCompressors: WorkerCalls<GzipRequest, GzipResponse>[];
+  /** Bodies at other sizes, with their links, by request; the links stay valid while kept. */
+  private readonly sized: RenderCache<Loaded>;
+
   constructor(deps: StatusDocumentsDeps) {
     this.deps = deps;
+    const heavy = deps.heavyReads ?? DEFAULT_HEAVY_READS;
+    this.sizedGate = new WorkGate(heavy);
+    this.sizedRenderers = Array.from(
+      { length: heavy.total },
+      () =>
+        new WorkerCalls<RenderRequest, RenderResponse>(new URL("./status-body-worker.ts", import.meta.url)),
+    );
+    this.sizedCompressors = Array.from(
+      { length: heavy.total },
+      () => new WorkerCalls<GzipRequest, GzipResponse>(new URL("./status-gzip-worker.ts", import.meta.url)),
+    );
+    this.sized = new RenderCache<Loaded>({
+      maxBytes: heavy.cacheBytes,
+      idleMs: Math.min(RENDER_IDLE_MS, (deps.presignTtlSeconds * 1000) / 2),
+      sizeOf: (doc) => doc.body.length,
+    });
   }
 
   /** A prediction's row with its account's tier. */
@@ -193,17 +232,38 @@ export class StatusDocuments {
 
   /**
    * The status body of a completed prediction at other preview sizes (or with `?target=`),
-   * rendered by the same worker thread instead of on the event loop: eight such reads at once
-   * held /health for over half a second when they were built inline. Not stored (the sizes vary).
+   * rendered in a worker thread instead of on the event loop (eight such reads at once held
+   * /health for over half a second when they were built inline), under the heavy-read gate, and
+   * kept in memory by request for a while. Not stored (the sizes vary).
    */
   async serveAt(p: PredictionRow, account: Account, sizes: StatusSizes): Promise<ServedStatus | null> {
     if (p.status !== "completed") return null;
-    const rendered = await this.render(p, account.tier, sizes);
-    if (!rendered) return null;
-    const doc: Loaded = { tier: account.tier, head: "", etag: rendered.etag, body: rendered.body };
+    const head = await headOf(this.deps.store, p, account.tier);
+    const key = JSON.stringify([p.id, account.tier, head, sizes]);
+    // One render for equal requests arriving together or within a while; the gate bounds the
+    // renders one account (and all of them) may have running or waiting.
+    const doc = await this.sized.get(key, () =>
+      underGate(this.sizedGate, account.id, async () => {
+        const rendered = await this.render(p, account.tier, sizes);
+        const made: Loaded = rendered
+          ? { tier: account.tier, head, etag: rendered.etag, body: rendered.body }
+          : { tier: account.tier, head, etag: "", body: Buffer.alloc(0) };
+        return made;
+      }),
+    );
+    if (doc.etag === "") return null;
+    const nowMs = this.deps.now().getTime();
+    if (doc.served && doc.served.expiresAtMs > nowMs) return doc.served;
     // Compressed at the lowest priority too: eight large reads at once would otherwise keep both
     // cores busy with gzip beside the event loop.
-    return this.withLinks(p, account, doc, this.deps.now().getTime(), (body) => this.compress(body));
+    const compressor = leastBusy(this.sizedCompressors);
+    doc.serving ??= this.withLinks(p, account, doc, nowMs, (body) => this.compress(body, compressor))
+      .then((served) => {
+        doc.served = served ?? undefined;
+        return served;
+      })
+      .finally(() => (doc.serving = undefined));
+    return (await doc.serving) ?? null;
   }
 
   /**
@@ -222,7 +282,14 @@ export class StatusDocuments {
 
   async close(): Promise<void> {
     clearTimeout(this.sweepTimer);
-    await Promise.all([this.renderer.close(), this.compressor.close(), ...this.storing]);
+    this.sized.clear();
+    await Promise.all([
+      this.renderer.close(),
+      this.compressor.close(),
+      ...this.sizedRenderers.map((r) => r.close()),
+      ...this.sizedCompressors.map((c) => c.close()),
+      ...this.storing,
+    ]);
   }
 
   /** Bodies held in memory (diagnostics and tests). */
@@ -344,7 +411,8 @@ export class StatusDocuments {
         if (!(err instanceof ObjectNotFound)) throw new StorageUnavailable(err);
       }
     }
-    const res = await this.renderer.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
+    const worker = sizes ? leastBusy(this.sizedRenderers) : this.renderer;
+    const res = await worker.call({ row: p, tier, objects, ...(sizes ? { sizes } : {}) });
     if (!res.ok) {
       this.deps.log.warn({ prediction_id: p.id, reason: res.message }, "status body not rendered");
       return null;
@@ -354,8 +422,8 @@ export class StatusDocuments {
   }
 
   /** gzip in its worker thread, at the lowest priority. */
-  private async compress(body: Buffer): Promise<Buffer> {
-    const res = await this.compressor.call({ bytes: body });
+  private async compress(body: Buffer, compressor = this.compressor): Promise<Buffer> {
+    const res = await compressor.call({ bytes: body });
     if (!res.ok) throw new Error(res.message);
     return Buffer.from(res.gzipped.buffer, res.gzipped.byteOffset, res.gzipped.byteLength);
   }
@@ -392,6 +460,11 @@ export class StatusDocuments {
     }, idleMs / 2);
     this.sweepTimer.unref();
   }
+}
+
+/** The worker with the fewest calls waiting. */
+function leastBusy<W extends { pending: number }>(workers: W[]): W {
+  return workers.reduce((a, b) => (b.pending < a.pending ? b : a));
 }
 
 /** Where the stored body lives: beside the job's artifacts (removed with them). */

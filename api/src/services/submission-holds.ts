@@ -6,6 +6,7 @@
  * inputs (failing the job releases them exactly once); only the temp directory is left to remove.
  * The key claim is released unless the accepted response was recorded under it.
  */
+import { EventEmitter } from "node:events";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
@@ -14,6 +15,50 @@ import { consumeQuota, refundQuota } from "../db/accounts.ts";
 import { limitKeys } from "../limits/limit-store.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
 import { uploadsDir } from "./work-dirs.ts";
+
+/**
+ * Tells submissions waiting for a quota unit (submission.ts) that a unit held by another
+ * submission of the account was given back or kept: in this process at once; other replicas'
+ * changes are seen at the waiters' next poll.
+ */
+const quotaChanges = new EventEmitter().setMaxListeners(0);
+/** Quota units held by submissions in progress in this process, per account. */
+const heldUnits = new Map<string, number>();
+
+/** Units of `accountId` held by submissions still in progress here. */
+export function heldQuotaUnits(accountId: string): number {
+  return heldUnits.get(accountId) ?? 0;
+}
+
+function unhold(accountId: string, why: "refunded" | "kept"): void {
+  const n = heldQuotaUnits(accountId) - 1;
+  if (n > 0) heldUnits.set(accountId, n);
+  else heldUnits.delete(accountId);
+  quotaChanges.emit(accountId, why);
+}
+
+/**
+ * Resolves when a held quota unit of `accountId` changes hands here: "refunded" (given back) or
+ * "kept" (its prediction was recorded); "waited" after `ms` or when `signal` aborts.
+ */
+export function quotaChange(
+  accountId: string,
+  ms: number,
+  signal: AbortSignal,
+): Promise<"refunded" | "kept" | "waited"> {
+  return new Promise((resolve) => {
+    const done = (why: "refunded" | "kept" | "waited") => {
+      clearTimeout(timer);
+      quotaChanges.off(accountId, done);
+      signal.removeEventListener("abort", waited);
+      resolve(why);
+    };
+    const waited = () => done("waited");
+    const timer = setTimeout(waited, ms);
+    quotaChanges.on(accountId, done);
+    signal.addEventListener("abort", waited, { once: true });
+  });
+}
 
 export class SubmissionHolds {
   private readonly ctx: AppContext;
@@ -53,10 +98,12 @@ export class SubmissionHolds {
 
   /** Consumes one unit of the lifetime quota; false when it is used up. */
   async consumeQuota(defaultQuota: number): Promise<boolean> {
+    if (this.quota) return true;
     this.quota = await consumeQuota(this.ctx.db, this.accountId, defaultQuota, {
       submissionId: this.predictionId,
       at: this.ctx.now(),
     });
+    if (this.quota) heldUnits.set(this.accountId, heldQuotaUnits(this.accountId) + 1);
     return this.quota;
   }
 
@@ -78,14 +125,17 @@ export class SubmissionHolds {
   /** The prediction's row is recorded: it owns the reservations and the inputs from now on. */
   handToRow(): void {
     this.ownedByRow = true;
+    if (this.quota) unhold(this.accountId, "kept");
   }
 
   async release(): Promise<void> {
     if (!this.ownedByRow) {
-      if (this.quota)
+      if (this.quota) {
         await refundQuota(this.ctx.db, this.accountId, this.predictionId).catch((err: unknown) =>
           this.log.error({ err }, "quota refund failed"),
         );
+        unhold(this.accountId, "refunded");
+      }
       if (this.inflight)
         await this.ctx.limits
           .release(limitKeys.inflight(this.accountId), this.predictionId)

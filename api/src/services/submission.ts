@@ -32,7 +32,7 @@ import { asUploadRejected } from "../runner-pieces.ts";
 import { enqueueJob } from "./enqueue.ts";
 import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts";
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
-import { SubmissionHolds } from "./submission-holds.ts";
+import { SubmissionHolds, heldQuotaUnits, quotaChange } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";
 
 /** Observations allowed per control or perturbed file (service-spec §8). */
@@ -137,7 +137,7 @@ async function reserveLimits(ctx: AppContext, input: SubmissionInput, holds: Sub
   const slot = await holds.reserveInflight(limits.inflightLimit, ctx.jobs.reservationTtlMs, nowMs);
   if (!slot) throw new InflightLimit();
   // (b) lifetime quota, atomically in PostgreSQL.
-  if (!(await holds.consumeQuota(limits.defaultQuota))) throw new QuotaExceeded();
+  if (!(await consumeQuotaWhenSettled(ctx, input, holds))) throw new QuotaExceeded();
   // (c) per-key rate limit: fails open when the counter store is down.
   const hit = await ctx.limits
     .hit(limitKeys.rate(input.account.apiKeyId), limits.rateLimit, limits.rateWindowSeconds * 1000, nowMs)
@@ -147,6 +147,37 @@ async function reserveLimits(ctx: AppContext, input: SubmissionInput, holds: Sub
       return { allowed: true, retryAfterSeconds: 0 };
     });
   if (!hit.allowed) throw withRetryAfter(new RateLimited(), hit.retryAfterSeconds);
+}
+
+/** How long a submission waits at most for the submissions holding the last units to end. */
+const QUOTA_WAIT_MS = 120_000;
+
+/**
+ * Takes a quota unit. When none is free but some are held by submissions still in progress in
+ * this process (their uploads not yet received or checked), waits for those to end instead of
+ * refusing: a held unit is given back when its submission fails, and the quota is used up only
+ * when recorded predictions use it. Before the body is read, so a refused request still costs
+ * no upload. Units held by another replica's submissions are not waited for (a refusal, as
+ * before). Tries again only when a unit came back; one kept by a recorded prediction only
+ * lowers the count it waits for.
+ */
+async function consumeQuotaWhenSettled(
+  ctx: AppContext,
+  input: SubmissionInput,
+  holds: SubmissionHolds,
+): Promise<boolean> {
+  const consume = () => holds.consumeQuota(ctx.config.limits.defaultQuota);
+  if (await consume()) return true;
+  const deadline = performance.now() + QUOTA_WAIT_MS;
+  while (heldQuotaUnits(input.account.id) > 0) {
+    const left = deadline - performance.now();
+    if (left <= 0) return false;
+    const why = await quotaChange(input.account.id, left, input.signal);
+    stopIfGone(input.signal);
+    if (why === "refunded" && (await consume())) return true;
+  }
+  // A unit given back between the first refusal and the count is taken here.
+  return consume();
 }
 
 interface Received {

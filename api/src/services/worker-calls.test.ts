@@ -24,4 +24,26 @@ describe("WorkerCalls", () => {
       await calls.close();
     }
   });
+
+  it("ends a worker after its recycleAfter calls are answered, and starts a fresh one", async () => {
+    const calls = new WorkerCalls<GzipRequest, GzipResponse>(
+      new URL("./status-gzip-worker.ts", import.meta.url),
+      60_000,
+      2,
+    );
+    try {
+      const bytes = Buffer.from("x".repeat(100));
+      const [a, b] = await Promise.all([calls.call({ bytes }), calls.call({ bytes })]);
+      expect(a.ok && b.ok).toBe(true);
+      expect(calls.running).toBe(false);
+      expect(calls.pending).toBe(0);
+      // The retired worker's exit, arriving after the next call went out, fails only its own calls.
+      const next = await Promise.all([calls.call({ bytes }), calls.call({ bytes })]);
+      expect(next.map((r) => r.ok)).toEqual([true, true]);
+      const third = await calls.call({ bytes });
+      expect(third.ok).toBe(true);
+    } finally {
+      await calls.close();
+    }
+  });
 });

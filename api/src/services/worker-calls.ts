@@ -19,13 +19,25 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
   private readonly idleMs: number;
   private worker: Worker | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
-  private readonly calls = new Map<number, (res: Res | { id: number; ok: false; message: string }) => void>();
+  /** Unanswered calls with the worker each was sent to. */
+  private readonly calls = new Map<
+    number,
+    { worker: Worker; done: (res: Res | { id: number; ok: false; message: string }) => void }
+  >();
   private nextCall = 1;
+  private readonly recycleAfter: number;
+  /** Calls sent to the current worker. */
+  private callsToWorker = 0;
 
-  /** `file`: the worker module's URL; `idleMs`: how long it may stay without a call. */
-  constructor(file: URL, idleMs = WORKER_IDLE_MS) {
+  /**
+   * `file`: the worker module's URL; `idleMs`: how long it may stay without a call;
+   * `recycleAfter`: calls after which the worker is ended once idle, and the next call starts a
+   * fresh one (native memory a worker's garbage collector does not see is handed back that way).
+   */
+  constructor(file: URL, idleMs = WORKER_IDLE_MS, recycleAfter = Infinity) {
     this.file = file;
     this.idleMs = idleMs;
+    this.recycleAfter = recycleAfter;
   }
 
   /** Whether a worker thread is running now. */
@@ -33,12 +45,18 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
     return this.worker !== undefined;
   }
 
+  /** Calls sent and not yet answered. */
+  get pending(): number {
+    return this.calls.size;
+  }
+
   call(req: DistributiveOmit<Req, "id">): Promise<Res | { id: number; ok: false; message: string }> {
     clearTimeout(this.idleTimer);
     const worker = this.ensureWorker();
+    this.callsToWorker++;
     const id = this.nextCall++;
     return new Promise((resolve) => {
-      this.calls.set(id, resolve);
+      this.calls.set(id, { worker, done: resolve });
       worker.postMessage({ ...req, id });
     });
   }
@@ -53,18 +71,27 @@ export class WorkerCalls<Req extends { id: number }, Res extends { id: number; o
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.file);
+    this.callsToWorker = 0;
     // An idle worker must not keep the process alive.
     worker.unref();
     worker.on("message", (res: Res) => {
-      const done = this.calls.get(res.id);
+      const call = this.calls.get(res.id);
       this.calls.delete(res.id);
-      done?.(res);
-      if (this.calls.size === 0) this.endWhenIdle(worker);
+      call?.done(res);
+      if (this.calls.size > 0) return;
+      if (this.callsToWorker >= this.recycleAfter && this.worker === worker) {
+        this.worker = undefined;
+        void worker.terminate();
+      } else this.endWhenIdle(worker);
     });
+    // Only this worker's calls: a retired worker's exit arrives after its successor took calls.
     const fail = (message: string) => {
       if (this.worker === worker) this.worker = undefined;
-      for (const [id, done] of this.calls) done({ id, ok: false, message });
-      this.calls.clear();
+      for (const [id, call] of this.calls) {
+        if (call.worker !== worker) continue;
+        this.calls.delete(id);
+        call.done({ id, ok: false, message });
+      }
     };
     worker.on("error", (err) => fail(err.message));
     worker.on("exit", (code) => fail(`status worker exited with code ${code}`));

@@ -85,7 +85,16 @@ export class FakeRunner implements RunnerPieces {
     }
     return { proteins: [...proteins], n_paths_used: used };
   }
-  async renderCausalGraph(inputs: unknown): Promise<Buffer> {
+  /** Calls of renderCausalGraph. */
+  renders = 0;
+  async renderCausalGraph(bytes: Uint8Array): Promise<Buffer> {
+    this.renders++;
+    let inputs: unknown;
+    try {
+      inputs = JSON.parse(Buffer.from(bytes).toString("utf8"));
+    } catch {
+      inputs = null;
+    }
     if (!inputs || typeof inputs !== "object" || !("paths" in inputs)) {
       throw Object.assign(new Error("invalid"), { name: "InvalidGraphInputs" });
     }

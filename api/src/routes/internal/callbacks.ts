@@ -19,9 +19,16 @@ import {
   verifyCallback,
 } from "@causeway/contract";
 import type { AppContext } from "../../context.ts";
-import { NotFound, RateLimited, RequestValidationError, Unauthorized, zodItems } from "../../errors.ts";
+import {
+  CallbackUnauthorized,
+  NotFound,
+  RateLimited,
+  RequestValidationError,
+  zodItems,
+} from "../../errors.ts";
 import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
 import { recordCallback } from "../../observability/metrics.ts";
+import { clientAddress } from "../../plugins/client-address.ts";
 
 const Params = z.object({ kind: z.enum(["prediction", "causal_analysis"]), job_id: z.uuid() });
 
@@ -37,7 +44,12 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
     );
     scope.addHook("onRequest", async (request, reply) => {
       const hit = await ctx.limits
-        .hit(limitKeys.callback(request.ip), ctx.config.limits.callbackRateLimit, 60_000, ctx.now().getTime())
+        .hit(
+          limitKeys.callback(clientAddress(request)),
+          ctx.config.limits.callbackRateLimit,
+          60_000,
+          ctx.now().getTime(),
+        )
         .catch((err: unknown) => {
           if (!(err instanceof LimitStoreUnavailable)) throw err;
           return { allowed: true, retryAfterSeconds: 0 }; // fails open like the other rate limits
@@ -73,7 +85,7 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
             { verdict, kind: params.data.kind, job_id: params.data.job_id },
             "callback rejected",
           );
-          throw new Unauthorized();
+          throw new CallbackUnauthorized();
         }
         let json: unknown;
         try {
@@ -87,7 +99,8 @@ export async function callbackRoutes(app: FastifyInstance, ctx: AppContext): Pro
         if (!parsed.success) throw new RequestValidationError(zodItems(parsed.error.issues, ["body"]));
         const cb = parsed.data;
         // A key signs for one job id; the body must speak about that job and kind.
-        if (cb.job_id !== params.data.job_id || cb.kind !== params.data.kind) throw new Unauthorized();
+        if (cb.job_id !== params.data.job_id || cb.kind !== params.data.kind)
+          throw new CallbackUnauthorized();
         const result = await ctx.jobs.applyCallback(cb);
         if (!result.found) throw new NotFound();
         recordCallback(cb, result.applied);

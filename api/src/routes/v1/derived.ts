@@ -187,17 +187,23 @@ export function derivedRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...base,
         summary: "Causal-graph PNG re-rendered from stored inputs",
         querystring: CausalGraphQuery,
-        response: { 200: PngResponse, 404: ErrorBody, ...commonErrors },
+        // 429: more renders running and waiting for the account than its share (Retry-After).
+        response: { 200: PngResponse, 404: ErrorBody, 429: ErrorBody, ...commonErrors },
       },
     },
     async (request, reply) => {
-      const p = await completedValidation(ctx, request.account!, request.params.prediction_id);
-      const json = await storedGraphInputs(ctx, p);
+      const account = request.account!;
+      const p = await completedValidation(ctx, account, request.params.prediction_id);
+      const name = primaryPrefix(p) + ARTIFACTS.causalGraphInputs;
+      const storedKey = p.result_files?.[name];
+      if (!storedKey) throw replayInvalid();
+      const options = { topNDegs: request.query.top_n_degs, dpi: request.query.dpi };
       let png: Buffer;
       try {
-        png = await ctx.runner.renderCausalGraph(json, {
-          topNDegs: request.query.top_n_degs,
-          dpi: request.query.dpi,
+        png = await ctx.graphRenders.render(account.id, p.id, storedKey, options, async () => {
+          const buf = await readArtifactOr500(ctx.store, p.result_files, name);
+          if (!buf) throw replayInvalid();
+          return buf;
         });
       } catch (err) {
         if (isInvalidGraphInputs(err)) throw replayInvalid();

@@ -18,7 +18,8 @@ import type { IdempotentRequest } from "../../services/idempotency.ts";
 import { MAX_DEGS, PredictionForm } from "../../schemas/predictions.ts";
 import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
-import { assertCleanText, textProblem } from "../../plugins/text-guard.ts";
+import { assertCleanFormText, textProblem } from "../../plugins/text-guard.ts";
+import { assertNumberSpelling } from "../../plugins/number-spelling.ts";
 
 /** The text fields the form schema reads (anything else is ignored, like any form handler). */
 const TEXT_FIELDS = new Set(Object.keys(PredictionForm.shape));
@@ -112,7 +113,7 @@ export async function receiveUpload(
         if (part.valueTruncated)
           throw tooLarge(`The field ${part.fieldname} exceeds ${limits.maxFieldBytes} bytes.`);
         // Before anything serializes it: a part sent as application/json may be nested too deep.
-        assertCleanText(part.value, ["body", part.fieldname]);
+        assertCleanFormText(part.value, ["body", part.fieldname]);
         textBytes += rawBytes(part.value);
         if (textBytes > limits.maxTextBytes)
           throw tooLarge(`The text fields of the form exceed ${limits.maxTextBytes} bytes together.`);
@@ -126,6 +127,7 @@ export async function receiveUpload(
         if (!TEXT_FIELDS.has(part.fieldname)) continue; // unknown text fields are ignored, like any form handler
         if (part.fieldname in out.fields)
           throw invalid(["body", part.fieldname], "field given more than once", "value_error");
+        assertNumberSpelling(PredictionForm, { [part.fieldname]: part.value }, "body");
         fingerprint.field(part.fieldname, value);
         out.fields[part.fieldname] = value;
       }

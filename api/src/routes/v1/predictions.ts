@@ -134,7 +134,8 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
         security: [{ ApiKey: [] }],
         params: PredictionIdParams,
         querystring: StatusQuery,
-        response: { 200: PredictionStatusResponse, 404: ErrorBody, ...commonErrors },
+        // 429: more large previews running and waiting for the account than its share (Retry-After).
+        response: { 200: PredictionStatusResponse, 404: ErrorBody, 429: ErrorBody, ...commonErrors },
       },
     },
     async (request, reply) => {
