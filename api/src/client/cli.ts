@@ -14,15 +14,7 @@ import { progressReporter } from "./progress.ts";
 import { saveResults } from "./results.ts";
 import type { GraphExportFormat, PredictionStatus } from "./sdk.ts";
 import { waitForCausalAnalysis } from "./wait.ts";
-import {
-  clientOf,
-  compactStatus,
-  integer,
-  note,
-  out,
-  printJson,
-  type Globals,
-} from "./cli-support.ts";
+import { clientOf, compactStatus, integer, note, out, printJson, type Globals } from "./cli-support.ts";
 import { registerAnalyses } from "./commands/analyses.ts";
 import { printStatus, waitAndReport } from "./commands/report-status.ts";
 import { registerSubmit } from "./commands/submit.ts";
