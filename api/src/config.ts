@@ -183,7 +183,7 @@ export interface ConfiguredModels {
   librariesDir?: string | undefined;
   /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
   defaultVersion: string | undefined;
-  /** The machine-wide bundle cache (services/model-bundle-cache.ts); undefined when off. */
+  /** The machine-wide bundle cache (services/models/model-bundle-cache.ts); undefined when off. */
   cacheDir: string | undefined;
   versions: { version: string; scoring: ScoringVersion }[];
 }

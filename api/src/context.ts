@@ -10,12 +10,12 @@ import type { Dispatcher } from "./dispatch/dispatcher.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import type { RunnerPieces } from "./runner-pieces.ts";
 import type { DownloadTokens } from "./storage/download-tokens.ts";
-import type { JobService } from "./services/jobs.ts";
+import type { JobService } from "./services/jobs/jobs.ts";
 import type { JobEvents } from "./events/job-events.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
-import type { StatusDocuments } from "./services/status-documents.ts";
-import type { ModelImports } from "./services/model-imports.ts";
-import type { GraphRenders } from "./services/graph-renders.ts";
+import type { StatusDocuments } from "./services/status/status-documents.ts";
+import type { ModelImports } from "./services/models/model-imports.ts";
+import type { GraphRenders } from "./services/causal/graph-renders.ts";
 
 export interface AppContext {
   config: Config;

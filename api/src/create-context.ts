@@ -16,19 +16,19 @@ import { createDispatcher } from "./dispatch/create-dispatcher.ts";
 import type { Dispatcher } from "./dispatch/dispatcher.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
-import { JobService } from "./services/jobs.ts";
+import { JobService } from "./services/jobs/jobs.ts";
 import { JobEvents } from "./events/job-events.ts";
 import { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import { WebhookSecretBox } from "./webhooks/secrets.ts";
-import { StatusDocuments } from "./services/status-documents.ts";
-import { GraphRenders } from "./services/graph-renders.ts";
+import { StatusDocuments } from "./services/status/status-documents.ts";
+import { GraphRenders } from "./services/causal/graph-renders.ts";
 import { DownloadTokens } from "./storage/download-tokens.ts";
 import { resolveCallbackSecret } from "./context/callback-secret.ts";
 import { openDatabase } from "./context/open-database.ts";
 import { openLimitStore } from "./context/open-limit-store.ts";
 import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
-import { ModelImports } from "./services/model-imports.ts";
-import { importModelInChild } from "./services/model-import-child.ts";
+import { ModelImports } from "./services/models/model-imports.ts";
+import { importModelInChild } from "./services/models/model-import-child.ts";
 import { gateOnModelImports } from "./dispatch/model-gate.ts";
 
 export interface ContextOverrides {

@@ -14,8 +14,8 @@ import type * as LibrariesModule from "@causeway/runner/libraries";
 import type * as ModelModule from "@causeway/runner/model";
 import type * as ScoringModule from "@causeway/runner/scoring";
 import type { ScoringVersion, Species } from "@causeway/contract";
-import type { GraphRenderRequest, GraphRenderResponse } from "./services/graph-render-worker.ts";
-import { WorkerCalls } from "./services/worker-calls.ts";
+import type { GraphRenderRequest, GraphRenderResponse } from "./services/causal/graph-render-worker.ts";
+import { WorkerCalls } from "./services/status/worker-calls.ts";
 
 export interface UploadSummary {
   nObs: number;
@@ -108,7 +108,7 @@ const loadUploadValidator = () => (upload ??= import("@causeway/runner/anndata/u
 // it up until a collection; ending the worker hands it back at once. Starting one costs a small
 // fraction of a large render, and repeated requests are answered from the render cache.
 const graphRenderer = new WorkerCalls<GraphRenderRequest, GraphRenderResponse>(
-  new URL("./services/graph-render-worker.ts", import.meta.url),
+  new URL("./services/causal/graph-render-worker.ts", import.meta.url),
   10_000,
   1,
 );
@@ -157,7 +157,7 @@ export const runnerPieces: RunnerPieces = {
     if (!options.cacheDir) return importNow();
     // The runner's key covers the network, the HGNC files and the walk; a version also stores its
     // evidence layers and the orthologue table, so they are part of its cache entry's key too.
-    const { withBundleCache, extendedBundleKey } = await import("./services/model-bundle-cache.ts");
+    const { withBundleCache, extendedBundleKey } = await import("./services/models/model-bundle-cache.ts");
     const { ORTHOLOGUE_FILE } = await import("@causeway/runner/symbols");
     const bundleKey = await extendedBundleKey(
       await m.bundleCacheKey(options.networkPath, options.hgncDir, importOptions.walk),

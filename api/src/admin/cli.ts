@@ -28,7 +28,7 @@ import { migrate, pendingMigrations } from "../db/migrate.ts";
 import { listModels, setDefaultModel } from "../db/models.ts";
 import { ScoringVersion, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import { runnerPieces } from "../runner-pieces.ts";
-import { importAndRegisterModel } from "../services/models.ts";
+import { importAndRegisterModel } from "../services/models/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
 import { openObjectStore } from "../context/open-object-store.ts";
 import { rotateWebhookSecret, WebhookSecretBox } from "../webhooks/secrets.ts";

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { LocalExecutor, type LocalExecutorOptions } from "./local-executor.ts";
-import { runnersTmpDir } from "../services/work-dirs.ts";
+import { runnersTmpDir } from "../services/submission/work-dirs.ts";
 
 export type LocalHooks = Pick<
   LocalExecutorOptions,
@@ -28,7 +28,7 @@ export async function createDispatcher(config: Config, hooks: LocalHooks): Promi
     concurrency,
     runnerEntry,
     ...hooks,
-    // Runner work folders where a start after a crash finds them (services/work-dirs.ts).
+    // Runner work folders where a start after a crash finds them (services/submission/work-dirs.ts).
     extraEnv: { TMPDIR: runnersTmpDir(config.dataDir) },
     ...(pool.enabled && existsSync(poolEntry)
       ? {

@@ -1,6 +1,6 @@
 /**
  * Holds back the dispatch of a job whose model version is still being imported at start-up
- * (services/model-imports.ts): the submission is accepted at once, the job stays pending with
+ * (services/models/model-imports.ts): the submission is accepted at once, the job stays pending with
  * a processing step that says why, and it is dispatched when the import ends, or failed (not
  * billable) when the import fails. Every other job passes straight through.
  */
@@ -9,8 +9,8 @@ import type { JobKind, JobSpec } from "@causeway/contract";
 import type { Queryable } from "../db/database.ts";
 import { markWaiting } from "../db/model-wait.ts";
 import type { JobEvents } from "../events/job-events.ts";
-import type { JobService } from "../services/jobs.ts";
-import { WAITING_FOR_MODEL_STEP } from "../services/model-imports.ts";
+import type { JobService } from "../services/jobs/jobs.ts";
+import { WAITING_FOR_MODEL_STEP } from "../services/models/model-imports.ts";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
 
 export interface ModelGateOptions {

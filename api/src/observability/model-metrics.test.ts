@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndRegisterModel } from "../services/models.ts";
+import { importAndRegisterModel } from "../services/models/models.ts";
 import { buildTestApp, FakeRunner, type TestApp } from "../testing/helper.ts";
 import { DatabaseGauges } from "./db-gauges.ts";
 import { registry } from "./metrics.ts";

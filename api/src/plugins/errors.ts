@@ -16,7 +16,7 @@ import {
 } from "../errors.ts";
 import { RouteMethods } from "./route-methods.ts";
 import { LimitStoreUnavailable } from "../limits/limit-store.ts";
-import { StorageUnavailable } from "../services/artifacts.ts";
+import { StorageUnavailable } from "../services/status/artifacts.ts";
 
 const LOC_PREFIX: Record<string, string> = {
   querystring: "query",

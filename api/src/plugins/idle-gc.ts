@@ -14,7 +14,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { FastifyInstance } from "fastify";
-import { BODY_IDLE_MS } from "../services/status-documents.ts";
+import { BODY_IDLE_MS } from "../services/status/status-documents.ts";
 
 const PROBES = new Set(["/health", "/livez", "/readyz"]);
 

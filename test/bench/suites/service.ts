@@ -30,7 +30,7 @@ import pino from "pino";
 import type * as AppTypes from "../../../api/src/app.ts";
 import type * as ConfigTypes from "../../../api/src/config.ts";
 import type * as ContextTypes from "../../../api/src/create-context.ts";
-import type * as ModelsTypes from "../../../api/src/services/models.ts";
+import type * as ModelsTypes from "../../../api/src/services/models/models.ts";
 import type * as AccountsTypes from "../../../api/src/db/accounts.ts";
 import type * as LoggingTypes from "../../../api/src/observability/logging.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT, sharedData } from "../../shared-data.ts";
@@ -68,7 +68,7 @@ export async function startApi(dataDir: string, env: Record<string, string>): Pr
   const { loadConfig } = await load<ConfigModule>("api/src/config.ts");
   const { createContext, closeContext } = await load<ContextModule>("api/src/create-context.ts");
   // A checkout from before model versions names the start-up import in the singular.
-  const models = await load<ModelsModule>("api/src/services/models.ts");
+  const models = await load<ModelsModule>("api/src/services/models/models.ts");
   const legacy = models as unknown as { ensureConfiguredModel?: typeof models.ensureConfiguredModels };
   const ensureConfiguredModels = legacy.ensureConfiguredModel ?? models.ensureConfiguredModels;
   const { apiLoggerOptions } = await load<LoggingModule>("api/src/observability/logging.ts");

@@ -14,16 +14,16 @@ import {
   CreateCausalAnalysisResponse,
 } from "../../schemas/causal.ts";
 import { CausalAnalysisIdParams, ErrorBody, PngResponse, commonErrors } from "../../schemas/common.ts";
-import { readArtifactOr500 } from "../../services/artifacts.ts";
+import { readArtifactOr500 } from "../../services/status/artifacts.ts";
 import { AnalysisGraphExportQuery, GraphExportResponse } from "../../schemas/graph-export.ts";
 import { ANALYSIS_GRAPH_DEGS, exportCausalGraph } from "@causeway/runner/graph/export";
-import { sendGraphExport } from "../../services/graph-export.ts";
+import { sendGraphExport } from "../../services/causal/graph-export.ts";
 import {
   analysesHiddenFrom,
   createCausalAnalysis,
   visibleCausalAnalysis,
-} from "../../services/causal-analysis.ts";
-import { presentCausalAnalysis } from "../../services/present.ts";
+} from "../../services/causal/causal-analysis.ts";
+import { presentCausalAnalysis } from "../../services/status/present.ts";
 import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
 import { BodyFingerprint, pathOf } from "./request-fingerprint.ts";
 

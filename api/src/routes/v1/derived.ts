@@ -25,9 +25,9 @@ import {
   type CausalPathRow,
 } from "../../schemas/predictions.ts";
 import { GraphExportResponse, PredictionGraphExportQuery } from "../../schemas/graph-export.ts";
-import { sendGraphExport } from "../../services/graph-export.ts";
-import { readArtifact, readArtifactOr500, readJsonArtifact } from "../../services/artifacts.ts";
-import { primaryPrefix } from "../../services/present.ts";
+import { sendGraphExport } from "../../services/causal/graph-export.ts";
+import { readArtifact, readArtifactOr500, readJsonArtifact } from "../../services/status/artifacts.ts";
+import { primaryPrefix } from "../../services/status/present.ts";
 
 /** Row cap of the causal-paths route (model.md §10.5). */
 export const CAUSAL_PATHS_CAP = 10_000;

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppContext } from "../../context.ts";
 import { commonErrors } from "../../schemas/common.ts";
 import { ResolveGenesRequest, ResolveGenesResponse } from "../../schemas/genes.ts";
-import { resolveGenes } from "../../services/genes.ts";
+import { resolveGenes } from "../../services/submission/genes.ts";
 
 export function geneRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.withTypeProvider<ZodTypeProvider>().post(

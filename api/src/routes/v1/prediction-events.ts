@@ -15,7 +15,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context.ts";
 import { NotFound, TooManyStreams, withRetryAfter } from "../../errors.ts";
 import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
-import { openPredictionEvents, type PredictionEvent } from "../../services/prediction-events.ts";
+import { openPredictionEvents, type PredictionEvent } from "../../services/status/prediction-events.ts";
 
 const EventHeaders = z.looseObject({
   "last-event-id": z

@@ -14,9 +14,13 @@ import { pipeline } from "node:stream/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Writable } from "node:stream";
 import { PayloadTooLarge, RequestValidationError, invalid } from "../../errors.ts";
-import type { IdempotentRequest } from "../../services/idempotency.ts";
+import type { IdempotentRequest } from "../../services/submission/idempotency.ts";
 import { MAX_DEGS, PredictionForm } from "../../schemas/predictions.ts";
-import { FILE_FIELDS, type FileField, type ReceivedUpload } from "../../services/submission-plan.ts";
+import {
+  FILE_FIELDS,
+  type FileField,
+  type ReceivedUpload,
+} from "../../services/submission/submission-plan.ts";
 import { MultipartFingerprint, pathOf } from "./request-fingerprint.ts";
 import { assertCleanFormText, textProblem } from "../../plugins/text-guard.ts";
 import { assertNumberSpelling } from "../../plugins/number-spelling.ts";

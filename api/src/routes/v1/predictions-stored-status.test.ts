@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PredictionJobSpec } from "@causeway/contract";
 import { getPrediction } from "../../db/jobs.ts";
 import { PredictionStatusResponse, StatusQuery } from "../../schemas/predictions.ts";
-import { matrixPreview, resultRows } from "../../services/artifacts.ts";
-import { presentPrediction } from "../../services/present.ts";
-import { StatusDocuments } from "../../services/status-documents.ts";
+import { matrixPreview, resultRows } from "../../services/status/artifacts.ts";
+import { presentPrediction } from "../../services/status/present.ts";
+import { StatusDocuments } from "../../services/status/status-documents.ts";
 import {
   buildTestApp,
   completeJob,

@@ -13,10 +13,10 @@ import {
   StatusQuery,
 } from "../../schemas/predictions.ts";
 import { requestJobTrace } from "../../observability/request-tracing.ts";
-import { presentPrediction } from "../../services/present.ts";
-import { isDefaultStatusQuery } from "../../services/status-documents.ts";
+import { presentPrediction } from "../../services/status/present.ts";
+import { isDefaultStatusQuery } from "../../services/status/status-documents.ts";
 import { sendStoredStatus } from "./stored-status-reply.ts";
-import { submitPrediction } from "../../services/submission.ts";
+import { submitPrediction } from "../../services/submission/submission.ts";
 import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
 import { clientGoneSignal, idempotentUpload, receiveUpload } from "./prediction-request.ts";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServedStatus } from "../../services/status-documents.ts";
+import type { ServedStatus } from "../../services/status/status-documents.ts";
 import { SEND_SLICE_BYTES, sendStoredStatus } from "./stored-status-reply.ts";
 
 // Random bytes: a body that is not valid JSON still must arrive byte for byte.

@@ -1,5 +1,5 @@
 /**
- * Sends a stored status body (services/status-documents.ts) as bytes: `ETag`, 304 for a
+ * Sends a stored status body (services/status/status-documents.ts) as bytes: `ETag`, 304 for a
  * matching `If-None-Match`, gzip when the client accepts it. The bytes were validated against
  * the response schema when they were rendered, so the serializer is bypassed. A stored body
  * whose compressed copy is still being made goes out uncompressed rather than waiting for it.
@@ -7,7 +7,7 @@
 import { Readable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ServedStatus } from "../../services/status-documents.ts";
+import type { ServedStatus } from "../../services/status/status-documents.ts";
 
 /**
  * Bytes handed to the socket per turn of the event loop. One write of a whole 13 MB body is one

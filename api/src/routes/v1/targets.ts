@@ -1,6 +1,6 @@
 /**
  * GET /v1/predictions/{id}/targets: a page of the ranked target table (target_scores.tsv),
- * sorted, searched and filtered on the server (services/target-table.ts). Tenancy as the other
+ * sorted, searched and filtered on the server (services/status/target-table.ts). Tenancy as the other
  * id routes: another account's prediction, a missing one and one not completed are the same
  * 404. Tier redaction as the status route's: external accounts see the public columns only.
  */
@@ -12,15 +12,15 @@ import { getPrediction } from "../../db/jobs.ts";
 import { NotFound, invalid } from "../../errors.ts";
 import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
 import { TargetsPage, TargetsQuery } from "../../schemas/targets.ts";
-import { primaryPrefix } from "../../services/present.ts";
-import { readArtifact } from "../../services/artifacts.ts";
+import { primaryPrefix } from "../../services/status/present.ts";
+import { readArtifact } from "../../services/status/artifacts.ts";
 import {
   PUBLIC_COLUMNS,
   TargetTableCache,
   headPageOf,
   isFileOrder,
   pageOf,
-} from "../../services/target-table.ts";
+} from "../../services/status/target-table.ts";
 
 export function targetRoutes(app: FastifyInstance, ctx: AppContext): void {
   const tables = new TargetTableCache();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validationArtifacts } from "../testing/helper.ts";
-import { TargetsQuery } from "../schemas/targets.ts";
+import { validationArtifacts } from "../../testing/helper.ts";
+import { TargetsQuery } from "../../schemas/targets.ts";
 import { headPageOf, pageOf, parseTargetTable } from "./target-table.ts";
 
 const V1 = validationArtifacts()["target_scores.tsv"] as string;

@@ -8,17 +8,17 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
-import type { Account } from "../db/accounts.ts";
-import type { PredictionRow } from "../db/jobs.ts";
+import type { Account } from "../../db/accounts.ts";
+import type { PredictionRow } from "../../db/jobs.ts";
 import { z } from "zod";
 import { ARTIFACTS } from "@causeway/contract";
-import type { ResultFileMap } from "../db/jobs.ts";
+import type { ResultFileMap } from "../../db/jobs.ts";
 import {
   PredictionResultRow,
   PredictionStatusResponse,
   SourceInfluenceMatrixPreview,
   StatusQuery,
-} from "../schemas/predictions.ts";
+} from "../../schemas/predictions.ts";
 import { readMatrixPreviewJson, readTsvHead, resultRows } from "./artifacts.ts";
 import { presentPrediction, primaryPrefix } from "./present.ts";
 

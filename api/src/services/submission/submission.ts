@@ -13,10 +13,10 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { PredictionJobSpec, type PredictionInputs } from "@causeway/contract";
-import type { AppContext } from "../context.ts";
-import type { Account } from "../db/accounts.ts";
-import { settleQuotaCharge } from "../db/accounts.ts";
-import { insertPrediction } from "../db/jobs.ts";
+import type { AppContext } from "../../context.ts";
+import type { Account } from "../../db/accounts.ts";
+import { settleQuotaCharge } from "../../db/accounts.ts";
+import { insertPrediction } from "../../db/jobs.ts";
 import {
   InflightLimit,
   QuotaExceeded,
@@ -24,13 +24,13 @@ import {
   ServiceUnavailable,
   invalid,
   withRetryAfter,
-} from "../errors.ts";
-import { limitKeys, LimitStoreUnavailable } from "../limits/limit-store.ts";
-import { recordSubmission, recordUpload } from "../observability/metrics.ts";
-import type { JobTrace } from "../observability/request-tracing.ts";
-import { asUploadRejected } from "../runner-pieces.ts";
+} from "../../errors.ts";
+import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
+import { recordSubmission, recordUpload } from "../../observability/metrics.ts";
+import type { JobTrace } from "../../observability/request-tracing.ts";
+import { asUploadRejected } from "../../runner-pieces.ts";
 import { enqueueJob } from "./enqueue.ts";
-import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts";
+import { checkCallbackUrl, subscribeWebhook } from "../../webhooks/callback-url.ts";
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 import { SubmissionHolds, heldQuotaUnits, quotaChange } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PredictionJobSpec, jobInputKeys } from "@causeway/contract";
-import { getQuota } from "../db/accounts.ts";
-import { limitKeys } from "../limits/limit-store.ts";
-import { buildTestApp, splitForm, type TestApp } from "../testing/helper.ts";
+import { getQuota } from "../../db/accounts.ts";
+import { limitKeys } from "../../limits/limit-store.ts";
+import { buildTestApp, splitForm, type TestApp } from "../../testing/helper.ts";
 import { RESTARTED_MESSAGE } from "./jobs.ts";
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 /** The download of a causal graph as a network file (the two export routes share it). */
 import type { FastifyReply } from "fastify";
 import { symbolOf } from "@causeway/contract";
-import { isInvalidGraphInputs } from "../runner-pieces.ts";
+import { isInvalidGraphInputs } from "../../runner-pieces.ts";
 
 /**
  * Sends the file `build` makes as an attachment named after the target (causal_graph_STAT1.cx2);

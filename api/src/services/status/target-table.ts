@@ -11,14 +11,14 @@
 import { symbolOf } from "@causeway/contract";
 import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
 import type { ObjectStore } from "@causeway/runner/storage";
-import type { ResultFileMap } from "../db/jobs.ts";
+import type { ResultFileMap } from "../../db/jobs.ts";
 import type {
   TargetDirection,
   TargetTier,
   TargetsPage,
   TargetsQuery,
   TargetRow,
-} from "../schemas/targets.ts";
+} from "../../schemas/targets.ts";
 import { readArtifact } from "./artifacts.ts";
 
 /** The columns an external account sees (the status route's public result row). */

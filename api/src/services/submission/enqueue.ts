@@ -5,9 +5,9 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { JobSpec } from "@causeway/contract";
-import type { AppContext } from "../context.ts";
-import { ServiceUnavailable } from "../errors.ts";
-import type { JobTrace } from "../observability/request-tracing.ts";
+import type { AppContext } from "../../context.ts";
+import { ServiceUnavailable } from "../../errors.ts";
+import type { JobTrace } from "../../observability/request-tracing.ts";
 
 export async function enqueueJob(
   ctx: AppContext,

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PredictionJobSpec } from "@causeway/contract";
-import { consumeQuota, getQuota } from "../db/accounts.ts";
-import { claimIdempotencyKey } from "../db/idempotency.ts";
-import { buildTestApp, splitForm, storedKeys, submit, type TestApp } from "../testing/helper.ts";
+import { consumeQuota, getQuota } from "../../db/accounts.ts";
+import { claimIdempotencyKey } from "../../db/idempotency.ts";
+import { buildTestApp, splitForm, storedKeys, submit, type TestApp } from "../../testing/helper.ts";
 import { reconcileAfterCrash } from "./crash-reconciliation.ts";
-import { runnersTmpDir, uploadsDir } from "./work-dirs.ts";
+import { runnersTmpDir, uploadsDir } from "../submission/work-dirs.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -13,8 +13,8 @@ import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { ScoringVersion } from "@causeway/contract";
 import { FsObjectStore, openS3ObjectStore } from "@causeway/runner/storage";
-import type { Config } from "../config.ts";
-import { runnerPieces, type RunnerPieces } from "../runner-pieces.ts";
+import type { Config } from "../../config.ts";
+import { runnerPieces, type RunnerPieces } from "../../runner-pieces.ts";
 
 interface ImportRequest {
   networkPath: string;

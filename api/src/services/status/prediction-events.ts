@@ -5,9 +5,9 @@
  * nothing applied in between is lost, and it drops what would move it backwards (a late
  * cross-replica message), since transitions only move forwards.
  */
-import type { AppContext } from "../context.ts";
-import { getPrediction } from "../db/jobs.ts";
-import type { AppliedState } from "../events/job-events.ts";
+import type { AppContext } from "../../context.ts";
+import { getPrediction } from "../../db/jobs.ts";
+import type { AppliedState } from "../../events/job-events.ts";
 import type { JobWarning } from "@causeway/contract";
 
 /** One event of the stream; `data` is what the SSE `data:` line carries. */

@@ -7,9 +7,9 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScoringVersion } from "@causeway/contract";
-import { getModel } from "../db/models.ts";
-import { gateOnModelImports } from "../dispatch/model-gate.ts";
-import { buildTestApp, FakeRunner, splitForm, type TestApp } from "../testing/helper.ts";
+import { getModel } from "../../db/models.ts";
+import { gateOnModelImports } from "../../dispatch/model-gate.ts";
+import { buildTestApp, FakeRunner, splitForm, type TestApp } from "../../testing/helper.ts";
 import { ModelImports } from "./model-imports.ts";
 
 let t: TestApp | undefined;

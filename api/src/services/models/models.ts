@@ -7,11 +7,11 @@
  */
 import type { ScoringVersion } from "@causeway/contract";
 import type { ObjectStore } from "@causeway/runner/storage";
-import type { ConfiguredModels } from "../config.ts";
-import type { Database } from "../db/database.ts";
-import { getDefaultModel, getModel, registerModel, setDefaultModel } from "../db/models.ts";
-import type { RunnerPieces } from "../runner-pieces.ts";
-import { manifestBytes, recordModelBuild } from "../observability/metrics.ts";
+import type { ConfiguredModels } from "../../config.ts";
+import type { Database } from "../../db/database.ts";
+import { getDefaultModel, getModel, registerModel, setDefaultModel } from "../../db/models.ts";
+import type { RunnerPieces } from "../../runner-pieces.ts";
+import { manifestBytes, recordModelBuild } from "../../observability/metrics.ts";
 
 export type ModelDeps = { db: Database; store: ObjectStore; runner: RunnerPieces };
 

@@ -2,10 +2,10 @@
  * POST /v1/genes/resolve: a gene list resolved with the default model version's symbol table,
  * exactly as a submitted DEG list would be, so a client can show "N of M recognised" first.
  */
-import type { AppContext } from "../context.ts";
-import { getDefaultModel } from "../db/models.ts";
-import { ServiceUnavailable, invalid } from "../errors.ts";
-import type { ResolveGenesRequest, ResolveGenesResponse } from "../schemas/genes.ts";
+import type { AppContext } from "../../context.ts";
+import { getDefaultModel } from "../../db/models.ts";
+import { ServiceUnavailable, invalid } from "../../errors.ts";
+import type { ResolveGenesRequest, ResolveGenesResponse } from "../../schemas/genes.ts";
 
 export async function resolveGenes(
   ctx: AppContext,

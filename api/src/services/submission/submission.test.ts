@@ -2,10 +2,10 @@ import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ServiceUnavailable } from "../errors.ts";
-import { findAccountByKey, type Account } from "../db/accounts.ts";
-import type { JobTrace } from "../observability/request-tracing.ts";
-import { H5, buildTestApp, submissionSnapshot, type TestApp } from "../testing/helper.ts";
+import { ServiceUnavailable } from "../../errors.ts";
+import { findAccountByKey, type Account } from "../../db/accounts.ts";
+import type { JobTrace } from "../../observability/request-tracing.ts";
+import { H5, buildTestApp, submissionSnapshot, type TestApp } from "../../testing/helper.ts";
 import { submitPrediction, type SubmissionInput } from "./submission.ts";
 import type { ReceivedUpload } from "./submission-plan.ts";
 

@@ -10,15 +10,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../../context.ts";
 import {
   claimIdempotencyKey,
   deleteExpiredIdempotencyKeys,
   recordIdempotentResponse,
   releaseIdempotencyKey,
   type StoredResponse,
-} from "../db/idempotency.ts";
-import { IdempotencyKeyInUse, RequestValidationError, withRetryAfter } from "../errors.ts";
+} from "../../db/idempotency.ts";
+import { IdempotencyKeyInUse, RequestValidationError, withRetryAfter } from "../../errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 

@@ -9,8 +9,8 @@
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import type { Account } from "../db/accounts.ts";
-import type { ResultFileMap } from "../db/jobs.ts";
+import type { Account } from "../../db/accounts.ts";
+import type { ResultFileMap } from "../../db/jobs.ts";
 import type { RenderInput, Rendered } from "./status-body-render.ts";
 
 export type { StatusSizes } from "./status-body-render.ts";

@@ -5,8 +5,8 @@
  */
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getQuota } from "../db/accounts.ts";
-import { buildTestApp, splitForm, type TestApp } from "../testing/helper.ts";
+import { getQuota } from "../../db/accounts.ts";
+import { buildTestApp, splitForm, type TestApp } from "../../testing/helper.ts";
 
 let t: TestApp;
 beforeAll(async () => {

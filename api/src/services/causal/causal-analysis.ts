@@ -10,15 +10,15 @@ import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { ARTIFACTS, CausalAnalysisJobSpec } from "@causeway/contract";
-import type { AppContext } from "../context.ts";
-import type { Account } from "../db/accounts.ts";
+import type { AppContext } from "../../context.ts";
+import type { Account } from "../../db/accounts.ts";
 import {
   getCausalAnalysis,
   getPrediction,
   insertCausalAnalysis,
   type CausalAnalysisRow,
   type PredictionRow,
-} from "../db/jobs.ts";
+} from "../../db/jobs.ts";
 import {
   CausalInflightLimit,
   CausalRateLimited,
@@ -26,15 +26,15 @@ import {
   ServiceUnavailable,
   invalid,
   withRetryAfter,
-} from "../errors.ts";
-import { limitKeys, LimitStoreUnavailable } from "../limits/limit-store.ts";
-import { recordSubmission } from "../observability/metrics.ts";
-import type { JobTrace } from "../observability/request-tracing.ts";
-import type { CreateCausalAnalysisRequest } from "../schemas/causal.ts";
-import { readArtifact, targetIds } from "./artifacts.ts";
-import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts";
-import { enqueueJob } from "./enqueue.ts";
-import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
+} from "../../errors.ts";
+import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
+import { recordSubmission } from "../../observability/metrics.ts";
+import type { JobTrace } from "../../observability/request-tracing.ts";
+import type { CreateCausalAnalysisRequest } from "../../schemas/causal.ts";
+import { readArtifact, targetIds } from "../status/artifacts.ts";
+import { checkCallbackUrl, subscribeWebhook } from "../../webhooks/callback-url.ts";
+import { enqueueJob } from "../submission/enqueue.ts";
+import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "../submission/idempotency.ts";
 
 export interface CausalAnalysisInput {
   account: Account;

@@ -4,9 +4,9 @@
  * is kept by request (prediction, stored inputs, top_n_degs, dpi), so repeats and reads arriving
  * together cost one render and no slot.
  */
-import { WorkGate, underGate, type HeavyReadLimits } from "../limits/work-gate.ts";
-import type { RunnerPieces } from "../runner-pieces.ts";
-import { RENDER_IDLE_MS, RenderCache } from "./render-cache.ts";
+import { WorkGate, underGate, type HeavyReadLimits } from "../../limits/work-gate.ts";
+import type { RunnerPieces } from "../../runner-pieces.ts";
+import { RENDER_IDLE_MS, RenderCache } from "../status/render-cache.ts";
 
 export class GraphRenders {
   private readonly runner: RunnerPieces;

@@ -6,9 +6,9 @@
 import { ARTIFACTS } from "@causeway/contract";
 import { numberCell } from "@causeway/runner/artifacts";
 import type { ObjectStore } from "@causeway/runner/storage";
-import type { Account } from "../db/accounts.ts";
-import type { CausalAnalysisRow, PredictionRow, ResultFileMap } from "../db/jobs.ts";
-import type { PredictionStatusResponse } from "../schemas/predictions.ts";
+import type { Account } from "../../db/accounts.ts";
+import type { CausalAnalysisRow, PredictionRow, ResultFileMap } from "../../db/jobs.ts";
+import type { PredictionStatusResponse } from "../../schemas/predictions.ts";
 import {
   findTsvRow,
   readArtifact,

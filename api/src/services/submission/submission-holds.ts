@@ -10,9 +10,9 @@ import { EventEmitter } from "node:events";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
-import type { AppContext } from "../context.ts";
-import { consumeQuota, refundQuota } from "../db/accounts.ts";
-import { limitKeys } from "../limits/limit-store.ts";
+import type { AppContext } from "../../context.ts";
+import { consumeQuota, refundQuota } from "../../db/accounts.ts";
+import { limitKeys } from "../../limits/limit-store.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
 import { uploadsDir } from "./work-dirs.ts";
 

@@ -13,17 +13,17 @@ import {
   type JobType,
   type TargetValidationField,
 } from "@causeway/contract";
-import type { AppContext } from "../context.ts";
-import type { Account } from "../db/accounts.ts";
-import { getDefaultModel, getModel } from "../db/models.ts";
+import type { AppContext } from "../../context.ts";
+import type { Account } from "../../db/accounts.ts";
+import { getDefaultModel, getModel } from "../../db/models.ts";
 import {
   JobTypeNotAllowed,
   RequestValidationError,
   invalid,
   zodItems,
   type ValidationItem,
-} from "../errors.ts";
-import { DegList, PredictionForm } from "../schemas/predictions.ts";
+} from "../../errors.ts";
+import { DegList, PredictionForm } from "../../schemas/predictions.ts";
 import { TABLE_ADVICE, tableLikeEntries, tableLikeText } from "./deg-list-guard.ts";
 
 export const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;

@@ -13,8 +13,8 @@ import {
   type RunnerCallback,
 } from "@causeway/contract";
 import type { ObjectStore } from "@causeway/runner/storage";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/database.ts";
+import type { Config } from "../../config.ts";
+import type { Database } from "../../db/database.ts";
 import {
   applyCompleted,
   applyFailed,
@@ -26,11 +26,11 @@ import {
   transitionStateOf,
   type ResultFileMap,
   type TransitionResult,
-} from "../db/jobs.ts";
-import { forgetQuota } from "../db/quota-cache.ts";
-import type { Dispatcher } from "../dispatch/dispatcher.ts";
-import { limitKeys, type LimitStore } from "../limits/limit-store.ts";
-import { observeJobFinished } from "../observability/job-metrics.ts";
+} from "../../db/jobs.ts";
+import { forgetQuota } from "../../db/quota-cache.ts";
+import type { Dispatcher } from "../../dispatch/dispatcher.ts";
+import { limitKeys, type LimitStore } from "../../limits/limit-store.ts";
+import { observeJobFinished } from "../../observability/job-metrics.ts";
 
 export interface JobServiceDeps {
   config: Config;

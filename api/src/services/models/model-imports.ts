@@ -6,8 +6,8 @@
  * so (`processing_step: "waiting_for_model"`). The default is set as soon as its version is in.
  */
 import type { ScoringVersion } from "@causeway/contract";
-import type { ConfiguredModels } from "../config.ts";
-import { getDefaultModel, setDefaultModel } from "../db/models.ts";
+import type { ConfiguredModels } from "../../config.ts";
+import { getDefaultModel, setDefaultModel } from "../../db/models.ts";
 import { importAndRegisterModel, type ModelDeps } from "./models.ts";
 
 /** The processing step of a job waiting for its model version's import. */

@@ -7,8 +7,8 @@ import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { z } from "zod";
 import type { BASE_SCORE_COLUMNS } from "@causeway/contract";
-import type { ResultFileMap } from "../db/jobs.ts";
-import type { PredictionResultRow, SourceInfluenceMatrixPreview } from "../schemas/predictions.ts";
+import type { ResultFileMap } from "../../db/jobs.ts";
+import type { PredictionResultRow, SourceInfluenceMatrixPreview } from "../../schemas/predictions.ts";
 
 /** An artifact listed by the runner but absent or unreadable in storage. */
 export class ArtifactMissing extends Error {

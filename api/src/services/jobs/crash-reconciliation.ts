@@ -6,7 +6,7 @@
  * - quota units charged to submissions whose prediction row was never written are refunded
  *   (quota_charges rows older than this process);
  * - upload folders and runner work folders (copies of client files) under the data directory's
- *   work folder are removed (services/work-dirs.ts);
+ *   work folder are removed (services/submission/work-dirs.ts);
  * - partial outputs of the attempts that were running are deleted, so a resumed job's new
  *   attempt starts from an empty output prefix and a failed one leaves nothing behind;
  * - Idempotency-Key claims of requests that never recorded a response are freed at once
@@ -22,12 +22,12 @@ import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JobSpec, jobOutputFolder } from "@causeway/contract";
 import { FsObjectStore } from "@causeway/runner/storage";
-import type { AppContext } from "../context.ts";
-import { refundAbandonedCharges } from "../db/accounts.ts";
-import { releaseDeadClaims } from "../db/idempotency.ts";
-import type { Queryable } from "../db/database.ts";
-import { finishedResultFiles, listUnfinished } from "../db/jobs.ts";
-import { runnersTmpDir, uploadsDir } from "./work-dirs.ts";
+import type { AppContext } from "../../context.ts";
+import { refundAbandonedCharges } from "../../db/accounts.ts";
+import { releaseDeadClaims } from "../../db/idempotency.ts";
+import type { Queryable } from "../../db/database.ts";
+import { finishedResultFiles, listUnfinished } from "../../db/jobs.ts";
+import { runnersTmpDir, uploadsDir } from "../submission/work-dirs.ts";
 
 export interface Reconciled {
   refundedUnits: number;
