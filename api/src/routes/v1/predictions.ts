@@ -2,8 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppContext } from "../../context.ts";
-import { getPrediction, listPredictions, type PageCursor } from "../../db/jobs.ts";
-import { NotFound, invalid } from "../../errors.ts";
+import { listPredictions, type PageCursor } from "../../db/jobs.ts";
+import { invalid } from "../../errors.ts";
 import { ErrorBody, PredictionIdParams, commonErrors } from "../../schemas/common.ts";
 import {
   ListQuery,
@@ -14,7 +14,7 @@ import {
 } from "../../schemas/predictions.ts";
 import { requestJobTrace } from "../../observability/request-tracing.ts";
 import { presentPrediction } from "../../services/status/present.ts";
-import { isDefaultStatusQuery } from "../../services/status/status-documents.ts";
+import { predictionStatus } from "../../services/status/prediction-status.ts";
 import { sendStoredStatus } from "./stored-status-reply.ts";
 import { submitPrediction } from "../../services/submission/submission.ts";
 import { IdempotencyHeaders } from "../../schemas/idempotency.ts";
@@ -23,8 +23,6 @@ import { clientGoneSignal, idempotentUpload, receiveUpload } from "./prediction-
 /** Keyset times a cursor may carry: no row is older than 1970 or newer than 9999. */
 const CURSOR_MIN_MS = 0;
 const CURSOR_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-const STATUS_DEFAULTS = StatusQuery.parse({});
 
 /**
  * Opaque page cursor: base64url of 24 bytes, the last row's created_at (ms, int64) and id (16
@@ -139,45 +137,8 @@ export function predictionRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const account = request.account!;
-      const p = await getPrediction(ctx.db, account.id, request.params.prediction_id);
-      if (!p) throw new NotFound();
-      const q = request.query;
-      if (p.status === "completed") {
-        // Large bodies are built off the event loop (status-body worker); small previews are
-        // cheaper inline from ranged reads. null falls back to inline.
-        const served = isDefaultStatusQuery(q, STATUS_DEFAULTS)
-          ? await ctx.statusDocuments.serve(p, account)
-          : isSmallPreview(q)
-            ? null
-            : await ctx.statusDocuments.serveAt(p, account, {
-                maxRows: q.max_rows,
-                maxSourceInfluenceRows: q.max_source_influence_rows,
-                maxColumns: q.max_columns,
-                target: q.target ?? null,
-              });
-        if (served) return sendStoredStatus(request, reply, served);
-      }
-      return presentPrediction(p, account, ctx.store, ctx.config.presignTtlSeconds, {
-        maxRows: q.max_rows,
-        maxSourceInfluenceRows: q.max_source_influence_rows,
-        maxColumns: q.max_columns,
-        target: q.target,
-        withResults: true,
-        links: (files) => ctx.statusDocuments.signedLinks(p.id, files),
-      });
+      const r = await predictionStatus(ctx, request.account!, request.params.prediction_id, request.query);
+      return "stored" in r ? sendStoredStatus(request, reply, r.stored) : r.record;
     },
   );
-}
-
-/**
- * A preview small enough to build on the event loop from ranged reads (well under a
- * millisecond of work): at most 1,000 result rows and 100,000 influence cells.
- */
-function isSmallPreview(q: {
-  max_rows: number;
-  max_source_influence_rows: number;
-  max_columns: number;
-}): boolean {
-  return q.max_rows <= 1000 && q.max_source_influence_rows * q.max_columns <= 100_000;
 }
