@@ -20,6 +20,13 @@ export const TargetIdParams = z.object({
   deg_significance_fold: z.number().positive().default(1.0),
   min_mean_expression: z.number().min(0).default(0.1),
   n_randomizations: z.number().int().min(0).max(10_000).default(0),
+  /**
+   * What the submitter did to the cells (model v4 conditions its class prior on it; other
+   * versions ignore it). Absent: unknown.
+   */
+  perturbation_type: z
+    .enum(["ligand", "drug", "knockout", "knockdown", "overexpression", "unknown"])
+    .optional(),
 });
 
 export const CausalParams = z.object({

@@ -5,19 +5,22 @@
  */
 import type { JobType, PredictionParams } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
-import type { ScoreTargetsV2Input, ScoringVersion } from "../scoring/index.ts";
+import type { PerturbationType, ScoreTargetsV2Input, ScoringVersion } from "../scoring/index.ts";
 import type { Contrast } from "./contrast.ts";
 
 export interface ScoringInputOptions {
   model: Model;
   contrast: Contrast;
-  params: Pick<PredictionParams, "deg_significance_fold" | "min_mean_expression" | "n_randomizations">;
+  params: Pick<PredictionParams, "deg_significance_fold" | "min_mean_expression" | "n_randomizations"> &
+    Partial<Pick<PredictionParams, "perturbation_type">>;
   scoring: ScoringVersion;
   predictionId: string;
   jobType: JobType;
 }
 
-export function scoringInputOf(o: ScoringInputOptions): ScoreTargetsV2Input {
+export function scoringInputOf(
+  o: ScoringInputOptions,
+): ScoreTargetsV2Input & { perturbationType?: PerturbationType } {
   const { contrast } = o;
   return {
     model: o.model,
@@ -39,5 +42,9 @@ export function scoringInputOf(o: ScoringInputOptions): ScoreTargetsV2Input {
     nRandomizations: o.params.n_randomizations,
     seedSource: `${o.predictionId}/${contrast.prefix}`,
     jobType: o.jobType,
+    // Only v4 reads it; the earlier versions' inputs stay as they were.
+    ...(o.scoring === "v4" && o.params.perturbation_type
+      ? { perturbationType: o.params.perturbation_type }
+      : {}),
   };
 }

@@ -87,6 +87,7 @@ export function manifestIdentity(
     // v1 identities keep their original form, so existing versions re-import as no-ops.
     ...(m.scoring === "v2" ? ["scoring:v2"] : []),
     ...(m.scoring === "v3" ? ["scoring:v3"] : []),
+    ...(m.scoring === "v4" ? ["scoring:v4"] : []),
     ...(m.layers ?? []).map((l) => `layer:${l.name}:${l.kind}:${l.sha256}`),
   ]);
 }

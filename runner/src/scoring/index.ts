@@ -44,3 +44,19 @@ export {
   type ScoreTargetsV3Input,
   type V3Weights,
 } from "./score-targets-v3.ts";
+export {
+  scoreTargetsV4,
+  weightsFor,
+  V4_EXTRA_COLUMNS,
+  type ScoreTargetsV4Input,
+} from "./v4/score-targets-v4.ts";
+export { V4_MODEL, type V4Model } from "./v4/weights.ts";
+export {
+  PERTURBATION_TYPES,
+  V4_FEATURES,
+  N_V4_FEATURES,
+  v4Features,
+  sourceClasses,
+  type PerturbationType,
+  type V4Feature,
+} from "./v4/features.ts";

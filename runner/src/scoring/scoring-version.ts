@@ -8,6 +8,8 @@ import { ScoringVersion } from "@causeway/contract";
 import { V1_WALK, type WalkParams } from "../model/index.ts";
 import type { ScoreTargetsResult } from "./score-targets.ts";
 import { scoreTargetsV3 } from "./score-targets-v3.ts";
+import type { PerturbationType } from "./v4/features.ts";
+import { scoreTargetsV4 } from "./v4/score-targets-v4.ts";
 import { scoreTargets } from "./score-targets.ts";
 import {
   V2_DEFAULTS,
@@ -26,12 +28,17 @@ export { ScoringVersion };
 export const DEFAULT_SCORING_VERSION: ScoringVersion = "v3";
 
 /** Scores with the given scoring; v1 ignores the fold changes and v2 settings. */
-export function scoreTargetsWith(version: ScoringVersion, input: ScoreTargetsV2Input): ScoreTargetsResult {
-  return version === "v3"
-    ? scoreTargetsV3(input)
-    : version === "v2"
-      ? scoreTargetsV2(input)
-      : scoreTargets(input);
+export function scoreTargetsWith(
+  version: ScoringVersion,
+  input: ScoreTargetsV2Input & { perturbationType?: PerturbationType },
+): ScoreTargetsResult {
+  return version === "v4"
+    ? scoreTargetsV4(input)
+    : version === "v3"
+      ? scoreTargetsV3(input)
+      : version === "v2"
+        ? scoreTargetsV2(input)
+        : scoreTargets(input);
 }
 
 /**
@@ -47,13 +54,13 @@ export const MODEL_V2: { walk: WalkParams; settings: V2Settings } = {
 
 /** Whether a scoring reads the evidence layers (gene-set libraries) of its model version. */
 export function readsLayers(version: ScoringVersion): boolean {
-  return version === "v3";
+  return version === "v3" || version === "v4";
 }
 
 /** The walk of a model version's bundle for a scoring version (command line: --model-version). */
 export function walkFor(version: ScoringVersion): WalkParams {
-  // v3 reads the v2 walk: its propagated evidence is v1's p-value on the hub-penalized bundle.
-  return version === "v2" || version === "v3" ? MODEL_V2.walk : V1_WALK;
+  // v3 and v4 read the v2 walk: their propagated evidence is v1's p-value on the hub-penalized bundle.
+  return version === "v2" || version === "v3" || version === "v4" ? MODEL_V2.walk : V1_WALK;
 }
 
 /**

@@ -1,0 +1,536 @@
+/**
+ * `node runner/validation/src/fit-v4.ts [--features DIR] [--folds K] [--spec NAME]`: how model
+ * v4's weights, temperature and conformal thresholds were chosen (runner/docs/model-v4.md).
+ *
+ * Reads the feature cache of features-v4.ts (both development sets), fits a conditional logit
+ * (one softmax over the candidates per case, the expected target the chosen one, L2-penalized)
+ * whose weights are shared plus a per-perturbation-type deviation on the class features, judged
+ * by K-fold cross-validation grouped by `split_group`. Reports held-out figures per source
+ * (median q, ligands by q*, top 5 %, per-target AUROC) beside v3, the temperature and calibration
+ * (ECE) of the held-out probabilities, and the empirical coverage and median size of split-
+ * conformal (APS) 90 % sets, Mondrian per perturbation type, each fold's thresholds taken from
+ * the other folds. Prints the constants v4 ships (fitted on all cases). Benchmark code only.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { PERTURBATION_TYPES, V4_FEATURES, type V4Feature } from "@causeway/runner/scoring";
+import type { CaseRecord } from "./benchmark.ts";
+import { DEFAULT_FEATURE_CACHE, type FeatureIndex, type FeatureCase } from "./features-v4.ts";
+import { median } from "./metrics.ts";
+import { perTargetAuroc } from "./summary.ts";
+
+const F = V4_FEATURES.length;
+const T = PERTURBATION_TYPES.length;
+const col = (f: V4Feature): number => V4_FEATURES.indexOf(f);
+
+interface Spec {
+  shared: readonly V4Feature[];
+  byType: readonly V4Feature[];
+  ridgeShared: number;
+  ridgeType: number;
+}
+
+const EVIDENCE: V4Feature[] = [
+  "propagated",
+  "tf_binding",
+  "tf_coexpression",
+  "kinase",
+  "ulm",
+  "direct",
+  "raw_influence",
+  "ulm_table",
+  "has_table",
+];
+const CLASS: V4Feature[] = [
+  "log_out_degree",
+  "tf_layers",
+  "kinase_layers",
+  "is_tf",
+  "steps_1",
+  "steps_2",
+  "steps_3",
+  "apex",
+  "below_apex",
+  "log_signaling_in",
+];
+
+export const SPECS: Record<string, Spec> = {
+  "v3-like (shared, no class)": {
+    shared: [
+      "log_out_degree",
+      "tf_layers",
+      "kinase_layers",
+      "propagated",
+      "tf_binding",
+      "tf_coexpression",
+      "kinase",
+      "ulm",
+    ],
+    byType: [],
+    ridgeShared: 1,
+    ridgeType: 1,
+  },
+  "all shared": { shared: [...EVIDENCE, ...CLASS], byType: [], ridgeShared: 1, ridgeType: 1 },
+  "shared + class by type": {
+    shared: [...EVIDENCE, ...CLASS],
+    byType: [...CLASS, "raw_influence", "ulm_table", "propagated"],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+  "shared + class and evidence by type": {
+    shared: [...EVIDENCE, ...CLASS],
+    byType: [...CLASS, ...EVIDENCE],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+};
+
+interface Data {
+  index: FeatureIndex;
+  x: Float32Array;
+  nS: number;
+  stride: number;
+  typeOf: Int32Array;
+}
+
+function load(dir: string): Data {
+  const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as FeatureIndex;
+  const buf = readFileSync(join(dir, "features.f32"));
+  const x = new Float32Array(buf.length / 4);
+  new Uint8Array(x.buffer).set(buf);
+  const nS = index.candidates.length;
+  const typeOf = Int32Array.from(index.cases, (c) =>
+    PERTURBATION_TYPES.indexOf(c.perturbationType as (typeof PERTURBATION_TYPES)[number]),
+  );
+  return { index, x, nS, stride: nS * (F + 1), typeOf };
+}
+
+/** Parameter layout: the shared columns, then one block of byType columns per perturbation type. */
+function layout(spec: Spec): { P: number; effCols: (t: number) => { param: number[]; feat: number[] } } {
+  const S = spec.shared.length;
+  const B = spec.byType.length;
+  const sharedFeat = spec.shared.map(col);
+  const typeFeat = spec.byType.map(col);
+  return {
+    P: S + T * B,
+    effCols: (t) => ({
+      param: [...sharedFeat.map((_, i) => i), ...typeFeat.map((_, i) => S + t * B + i)],
+      feat: [...sharedFeat, ...typeFeat],
+    }),
+  };
+}
+
+/** Scores (log-odds up to a per-case constant) of every candidate of case k. */
+function scoresOf(d: Data, k: number, spec: Spec, w: Float64Array): Float64Array {
+  const { param, feat } = layout(spec).effCols(d.typeOf[k]!);
+  const E = param.length;
+  const we = param.map((p) => w[p]!);
+  const out = new Float64Array(d.nS);
+  const base = k * d.stride;
+  for (let s = 0; s < d.nS; s++) {
+    const o = base + s * F;
+    let v = 0;
+    for (let e = 0; e < E; e++) v += we[e]! * d.x[o + feat[e]!]!;
+    out[s] = v;
+  }
+  return out;
+}
+
+function fit(d: Data, cases: readonly number[], spec: Spec, start?: Float64Array): Float64Array {
+  const { P, effCols } = layout(spec);
+  const S = spec.shared.length;
+  const ridge = Float64Array.from({ length: P }, (_, p) => (p < S ? spec.ridgeShared : spec.ridgeType));
+  const terms = (w: Float64Array) => {
+    let ll = 0;
+    const g = new Float64Array(P);
+    const H = new Float64Array(P * P);
+    for (const k of cases) {
+      const tgt = d.index.cases[k]!.target;
+      if (tgt < 0) continue;
+      const { param, feat } = effCols(d.typeOf[k]!);
+      const E = param.length;
+      const z = scoresOf(d, k, spec, w);
+      let mx = -Infinity;
+      for (const v of z) if (v > mx) mx = v;
+      let Z = 0;
+      for (let s = 0; s < d.nS; s++) Z += z[s] = Math.exp(z[s]! - mx);
+      ll += Math.log(z[tgt]! / Z);
+      const mu = new Float64Array(E);
+      const s2 = new Float64Array(E * E);
+      const xs = new Float64Array(E);
+      const base = k * d.stride;
+      for (let s = 0; s < d.nS; s++) {
+        const p = z[s]! / Z;
+        if (p < 1e-12) continue;
+        const o = base + s * F;
+        for (let a = 0; a < E; a++) xs[a] = d.x[o + feat[a]!]!;
+        for (let a = 0; a < E; a++) {
+          const pa = p * xs[a]!;
+          mu[a] = mu[a]! + pa;
+          for (let b = 0; b <= a; b++) s2[a * E + b] = s2[a * E + b]! + pa * xs[b]!;
+        }
+      }
+      const ot = base + tgt * F;
+      for (let a = 0; a < E; a++) {
+        const pa = param[a]!;
+        g[pa] = g[pa]! + d.x[ot + feat[a]!]! - mu[a]!;
+        for (let b = 0; b <= a; b++) {
+          const pb = param[b]!;
+          const h = s2[a * E + b]! - mu[a]! * mu[b]!;
+          H[pa * P + pb] = H[pa * P + pb]! + h;
+          if (pa !== pb) H[pb * P + pa] = H[pb * P + pa]! + h;
+        }
+      }
+    }
+    for (let a = 0; a < P; a++) {
+      ll -= 0.5 * ridge[a]! * w[a]! * w[a]!;
+      g[a] = g[a]! - ridge[a]! * w[a]!;
+      H[a * P + a] = H[a * P + a]! + ridge[a]!;
+    }
+    return { ll, g, H };
+  };
+  let w = start ? Float64Array.from(start) : new Float64Array(P);
+  let cur = terms(w);
+  for (let it = 0; it < 30; it++) {
+    const dir = solve(cur.H, cur.g);
+    let step = 1;
+    let next = cur;
+    let wNext = w;
+    for (let k = 0; k < 20; k++, step /= 2) {
+      wNext = Float64Array.from(w, (v, a) => v + step * dir[a]!);
+      next = terms(wNext);
+      if (next.ll >= cur.ll) break;
+    }
+    if (!(next.ll >= cur.ll)) break;
+    const gain = next.ll - cur.ll;
+    w = wNext;
+    cur = next;
+    if (gain < 1e-4) break;
+  }
+  return w;
+}
+
+function solve(H: Float64Array, g: Float64Array): Float64Array {
+  const n = g.length;
+  const m = Array.from({ length: n }, (_, i) => [...H.subarray(i * n, i * n + n), g[i]!]);
+  for (let i = 0; i < n; i++) {
+    let p = i;
+    for (let r = i + 1; r < n; r++) if (Math.abs(m[r]![i]!) > Math.abs(m[p]![i]!)) p = r;
+    [m[i], m[p]] = [m[p]!, m[i]!];
+    for (let r = 0; r < n; r++) {
+      if (r === i || m[i]![i] === 0) continue;
+      const f = m[r]![i]! / m[i]![i]!;
+      for (let k = i; k <= n; k++) m[r]![k] = m[r]![k]! - f * m[i]![k]!;
+    }
+  }
+  return Float64Array.from({ length: n }, (_, i) => (m[i]![i] === 0 ? 0 : m[i]![n]! / m[i]![i]!));
+}
+
+function foldsOf(cases: readonly FeatureCase[], k: number): number[] {
+  const hash = (s: string): number => {
+    let x = 2166136261;
+    for (const ch of s) x = Math.imul(x ^ ch.charCodeAt(0), 16777619) >>> 0;
+    return x;
+  };
+  return cases.map((c) => hash(c.group) % k);
+}
+
+/** Mid-rank (0-based) of each candidate under scores, higher first. */
+function midRanks(z: Float64Array): Float64Array {
+  const n = z.length;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => z[b]! - z[a]!);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j + 1 < n && z[order[j + 1]!] === z[order[i]!]) j++;
+    for (let x = i; x <= j; x++) out[order[x]!] = (i + j) / 2;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Per held-out case: what the report needs. */
+interface Outcome {
+  k: number;
+  q: number | null;
+  qStar: number | null;
+  qTargets: Record<string, number>;
+  /** Logits of the candidates (for the temperature and the sets); null when the driver is not ranked. */
+  z: Float64Array;
+}
+
+function outcome(
+  d: Data,
+  k: number,
+  z: Float64Array,
+  targets: readonly string[],
+  candIndex: Map<string, number>,
+): Outcome {
+  const c = d.index.cases[k]!;
+  const r = midRanks(z);
+  const n = d.nS - 1;
+  const qTargets: Record<string, number> = {};
+  for (const t of targets) {
+    const s = candIndex.get(t);
+    if (s !== undefined) qTargets[t] = r[s]! / n;
+  }
+  let qStar: number | null = null;
+  for (const a of c.accepted) {
+    const s = candIndex.get(a);
+    if (s !== undefined) qStar = Math.min(qStar ?? 1, r[s]! / n);
+  }
+  return { k, q: c.target >= 0 ? r[c.target]! / n : null, qStar, qTargets, z };
+}
+
+/** Probabilities softmax(z / temp). */
+function softmax(z: Float64Array, temp: number): Float64Array {
+  let mx = -Infinity;
+  for (const v of z) if (v > mx) mx = v;
+  const p = Float64Array.from(z, (v) => Math.exp((v - mx) / temp));
+  let Z = 0;
+  for (const v of p) Z += v;
+  for (let i = 0; i < p.length; i++) p[i] = p[i]! / Z;
+  return p;
+}
+
+/** APS score: the probability mass of the candidates ranked at or above the driver. */
+function apsScore(p: Float64Array, target: number): number {
+  const pt = p[target]!;
+  let m = 0;
+  for (const v of p) if (v > pt) m += v;
+  return m + pt;
+}
+
+/** Size of the APS set at threshold tau: the fewest top candidates whose mass reaches tau. */
+function apsSize(p: Float64Array, tau: number): number {
+  const sorted = Float64Array.from(p).sort().reverse();
+  let m = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    m += sorted[i]!;
+    if (m >= tau - 1e-12) return i + 1;
+  }
+  return sorted.length;
+}
+
+/** The conformal threshold: the ⌈(n+1)(1−α)⌉-th smallest score. */
+function conformalTau(scores: readonly number[], alpha: number): number {
+  const s = [...scores].sort((a, b) => a - b);
+  const i = Math.ceil((s.length + 1) * (1 - alpha)) - 1;
+  return i >= s.length ? 1 : s[i]!;
+}
+
+function fitTemperature(outs: readonly Outcome[], d: Data): number {
+  const nll = (temp: number): number => {
+    let v = 0;
+    for (const o of outs) {
+      const tgt = d.index.cases[o.k]!.target;
+      v -= Math.log(Math.max(1e-300, softmax(o.z, temp)[tgt]!));
+    }
+    return v;
+  };
+  let lo = 0.3;
+  let hi = 3;
+  for (let it = 0; it < 30; it++) {
+    const a = lo + (hi - lo) / 3;
+    const b = hi - (hi - lo) / 3;
+    if (nll(a) < nll(b)) hi = b;
+    else lo = a;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Top-label ECE (10 equal-width bins of the top candidate's probability) and the all-rows ECE. */
+function ece(outs: readonly Outcome[], d: Data, temp: number): { top: number; rows: number } {
+  const B = 10;
+  const topConf = new Float64Array(B);
+  const topAcc = new Float64Array(B);
+  const topN = new Float64Array(B);
+  const rConf = new Float64Array(B);
+  const rAcc = new Float64Array(B);
+  const rN = new Float64Array(B);
+  for (const o of outs) {
+    const tgt = d.index.cases[o.k]!.target;
+    const p = softmax(o.z, temp);
+    let best = 0;
+    for (let s = 1; s < p.length; s++) if (p[s]! > p[best]!) best = s;
+    const b = Math.min(B - 1, Math.floor(p[best]! * B));
+    topConf[b] = topConf[b]! + p[best]!;
+    topAcc[b] = topAcc[b]! + (best === tgt ? 1 : 0);
+    topN[b]!++;
+    for (let s = 0; s < p.length; s++) {
+      const bb = Math.min(B - 1, Math.floor(p[s]! * B));
+      rConf[bb] = rConf[bb]! + p[s]!;
+      rAcc[bb] = rAcc[bb]! + (s === tgt ? 1 : 0);
+      rN[bb]!++;
+    }
+  }
+  const e = (conf: Float64Array, acc: Float64Array, n: Float64Array): number => {
+    const tot = n.reduce((a, b) => a + b, 0);
+    let v = 0;
+    for (let b = 0; b < B; b++) if (n[b]! > 0) v += Math.abs(conf[b]! - acc[b]!) / tot;
+    return v;
+  };
+  return { top: e(topConf, topAcc, topN), rows: e(rConf, rAcc, rN) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      features: { type: "string" },
+      folds: { type: "string" },
+      spec: { type: "string", multiple: true },
+    },
+  });
+  const d = load(resolve(values.features ?? DEFAULT_FEATURE_CACHE));
+  const K = Number(values.folds ?? 5);
+  const cases = d.index.cases;
+  const folds = foldsOf(cases, K);
+  const candIndex = new Map(d.index.candidates.map((s, i) => [s, i]));
+  const targets = [...new Set(cases.map((c) => c.expected))].sort();
+  const sources = [...new Set(cases.map((c) => c.source))].sort();
+  const all = cases.map((_, i) => i);
+  const specNames = values.spec ?? Object.keys(SPECS);
+
+  const summarize = (outs: readonly Outcome[]): string => {
+    const rows = [
+      `| source | ranked | median q (q* ligands) | top 5 % | per-target AUROC |`,
+      `|---|---|---|---|---|`,
+    ];
+    const groups: [string, (c: FeatureCase) => boolean][] = [
+      [
+        "known_answers_v2 (all)",
+        (c) => ["chea3_tf", "kea3_geo", "kea3_l1000", "metadegth"].includes(c.source),
+      ],
+      [
+        "known_answers_v3 (all)",
+        (c) => !["chea3_tf", "kea3_geo", "kea3_l1000", "metadegth"].includes(c.source),
+      ],
+      ...sources.map((s): [string, (c: FeatureCase) => boolean] => [s, (c) => c.source === s]),
+    ];
+    for (const [name, pred] of groups) {
+      const mine = outs.filter((o) => pred(cases[o.k]!));
+      const qs = mine.flatMap((o) => {
+        const v = cases[o.k]!.source === "lincs_ligand" ? o.qStar : o.q;
+        return v === null ? [] : [v];
+      });
+      const records: CaseRecord[] = mine.map((o) => ({
+        id: cases[o.k]!.id,
+        source: cases[o.k]!.source,
+        method: "m",
+        q: o.q,
+        rank: null,
+        n_candidates: d.nS,
+        q_targets: o.qTargets,
+        q_star: o.qStar,
+      }));
+      const truth = new Map(mine.map((o) => [cases[o.k]!.id, cases[o.k]!]));
+      const { auroc } = perTargetAuroc(records, truth);
+      rows.push(
+        `| ${name} | ${qs.length} | ${median(qs).toFixed(3)} | ${((100 * qs.filter((q) => q <= 0.05).length) / qs.length).toFixed(1)} % | ${auroc.toFixed(3)} |`,
+      );
+    }
+    return rows.join("\n");
+  };
+
+  // v3 as shipped, from its scores in the cache (its weights were fitted on known_answers_v2 only).
+  console.log("## v3 (shipped weights; in-sample on known_answers_v2)\n");
+  console.log(
+    summarize(
+      all.map((k) =>
+        outcome(
+          d,
+          k,
+          d.x
+            .subarray(k * d.stride + d.nS * F, (k + 1) * d.stride)
+            .reduce((a, v, i) => ((a[i] = v), a), new Float64Array(d.nS)),
+          targets,
+          candIndex,
+        ),
+      ),
+    ),
+  );
+
+  for (const name of specNames) {
+    const spec = SPECS[name]!;
+    const t0 = performance.now();
+    const wAll = fit(d, all, spec);
+    const outs: Outcome[] = [];
+    for (let f = 0; f < K; f++) {
+      const train = all.filter((k) => folds[k] !== f);
+      const w = fit(d, train, spec, wAll);
+      for (const k of all)
+        if (folds[k] === f) outs.push(outcome(d, k, scoresOf(d, k, spec, w), targets, candIndex));
+    }
+    console.log(
+      `\n## ${name}: ${K}-fold CV grouped by split_group (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`,
+    );
+    console.log(summarize(outs));
+
+    // Calibration and conformal sets on the held-out logits of the ranked cases.
+    const ranked = outs.filter((o) => cases[o.k]!.target >= 0);
+    const temp = fitTemperature(ranked, d);
+    const e1 = ece(ranked, d, 1);
+    const eT = ece(ranked, d, temp);
+    console.log(
+      `\ntemperature ${temp.toFixed(3)}; held-out ECE top-label ${e1.top.toFixed(3)} (T = 1) → ${eT.top.toFixed(3)}; all rows ${eT.rows.toFixed(4)}`,
+    );
+    const probs = new Map(ranked.map((o) => [o.k, softmax(o.z, temp)]));
+    const score = new Map(ranked.map((o) => [o.k, apsScore(probs.get(o.k)!, cases[o.k]!.target)]));
+    const covered = new Map<number, { cov: boolean; size: number }>();
+    for (const o of ranked) {
+      const c = cases[o.k]!;
+      const cal = ranked
+        .filter((r) => folds[r.k] !== folds[o.k] && d.typeOf[r.k] === d.typeOf[o.k])
+        .map((r) => score.get(r.k)!);
+      const tau = conformalTau(cal, 0.1);
+      const size = apsSize(probs.get(o.k)!, tau);
+      const p = probs.get(o.k)!;
+      let rank = 0;
+      for (const v of p) if (v > p[c.target]!) rank++;
+      covered.set(o.k, { cov: rank < size, size });
+    }
+    console.log("\n| source | ranked | 90 % set coverage | median set size |\n|---|---|---|---|");
+    for (const s of ["all", ...sources]) {
+      const mine = ranked
+        .filter((o) => s === "all" || cases[o.k]!.source === s)
+        .map((o) => covered.get(o.k)!);
+      console.log(
+        `| ${s} | ${mine.length} | ${((100 * mine.filter((m) => m.cov).length) / mine.length).toFixed(1)} % | ${median(mine.map((m) => m.size))} |`,
+      );
+    }
+    const taus = PERTURBATION_TYPES.map((_, t) =>
+      conformalTau(
+        ranked.filter((o) => d.typeOf[o.k] === t).map((o) => score.get(o.k)!),
+        0.1,
+      ),
+    );
+    const layoutP = layout(spec);
+    console.log(`\nshipped constants (fitted on all ${ranked.length} ranked cases):`);
+    console.log(
+      JSON.stringify(
+        {
+          shared: Object.fromEntries(spec.shared.map((f, i) => [f, +wAll[i]!.toFixed(4)])),
+          byType: Object.fromEntries(
+            PERTURBATION_TYPES.map((t, ti) => [
+              t,
+              Object.fromEntries(
+                spec.byType.map((f, i) => [
+                  f,
+                  +wAll[spec.shared.length + ti * spec.byType.length + i]!.toFixed(4),
+                ]),
+              ),
+            ]),
+          ),
+          temperature: +temp.toFixed(4),
+          apsThreshold: Object.fromEntries(PERTURBATION_TYPES.map((t, i) => [t, +taus[i]!.toFixed(6)])),
+          parameters: layoutP.P,
+        },
+        null,
+        1,
+      ),
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
