@@ -53,9 +53,13 @@ export {
 export { V4_MODEL, type V4Model } from "./v4/weights.ts";
 export {
   PERTURBATION_TYPES,
+  LIST_KINDS,
+  listKindOf,
+  type ListKind,
   V4_FEATURES,
   N_V4_FEATURES,
   v4Features,
+  layerRanks,
   sourceClasses,
   type PerturbationType,
   type V4Feature,

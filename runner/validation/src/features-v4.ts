@@ -28,6 +28,8 @@ export interface FeatureCase {
   /** Source index of the expected target, −1 when it is not a candidate. */
   target: number;
   nDegs: number;
+  /** Set by fit-v4.ts from the case's files (listKindOf reads the same from a job's input). */
+  listKind?: string;
 }
 
 export interface FeatureIndex {

@@ -25,6 +25,27 @@ export const PERTURBATION_TYPES = [
 ] as const;
 export type PerturbationType = (typeof PERTURBATION_TYPES)[number];
 
+/**
+ * What the job's DEG evidence is: a DE table (fold changes of every measured gene), a signed
+ * list (DEGs up and down), or an unsigned or one-sided list. Some evidence weighs differently
+ * by kind (a one-sided list has no direction to regress), and each kind has its own calibration.
+ */
+export const LIST_KINDS = ["table", "signed", "unsigned"] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">): ListKind {
+  if (tableFoldChanges(input)) return "table";
+  let up = false;
+  let down = false;
+  for (const g of input.degs) {
+    const v = input.log2fc?.get(g);
+    if (v === null || v === undefined || !Number.isFinite(v)) continue;
+    if (v > 0) up = true;
+    else if (v < 0) down = true;
+  }
+  return up && down ? "signed" : "unsigned";
+}
+
 /** Feature names, in column order of the feature matrix. */
 export const V4_FEATURES = [
   // data evidence
@@ -37,6 +58,8 @@ export const V4_FEATURES = [
   "raw_influence",
   "ulm_table",
   "has_table",
+  "layer_rank",
+  "layer_top",
   // where the candidate sits, and how popular it is
   "log_out_degree",
   "tf_layers",
@@ -240,7 +263,40 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
     x[o + col("below_apex")] = cls.belowApex[s]!;
     x[o + col("log_signaling_in")] = Math.log1p(cls.signalingIn[s]!);
   }
+  layerRanks(x, nS);
   return x;
+}
+
+/**
+ * The layer evidence as ranks, as a ChEA3/KEA3 integration reads its libraries: per layer group,
+ * each candidate's scaled rank among the candidates with evidence in it (1 best, 0 without), then
+ * their mean over the groups that hold the candidate (`layer_rank`) and their best (`layer_top`).
+ * Ranks do not saturate when a long DEG list makes every Fisher p tiny.
+ */
+export function layerRanks(x: Float64Array, nS: number): void {
+  const F = N_V4_FEATURES;
+  const groups = (["tf_binding", "tf_coexpression", "kinase"] as const).map((g) => V4_FEATURES.indexOf(g));
+  const sum = new Float64Array(nS);
+  const held = new Int32Array(nS);
+  const top = new Float64Array(nS);
+  for (const c of groups) {
+    const withEv: number[] = [];
+    for (let s = 0; s < nS; s++) if (x[s * F + c]! > 0) withEv.push(s);
+    withEv.sort((a, b) => x[b * F + c]! - x[a * F + c]! || a - b);
+    const m = withEv.length;
+    withEv.forEach((s, r) => {
+      const v = m > 1 ? 1 - r / (m - 1) : 1;
+      sum[s] = sum[s]! + v;
+      held[s]!++;
+      top[s] = Math.max(top[s]!, v);
+    });
+  }
+  const cRank = V4_FEATURES.indexOf("layer_rank");
+  const cTop = V4_FEATURES.indexOf("layer_top");
+  for (let s = 0; s < nS; s++) {
+    x[s * F + cRank] = held[s]! > 0 ? sum[s]! / held[s]! : 0;
+    x[s * F + cTop] = top[s]!;
+  }
 }
 
 function standardize(v: Float64Array): void {

@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { toySymbols } from "../../../test/fixtures/model/toy.ts";
 import { buildModel } from "../../model/model-store.ts";
 import { scoreTargetsV3 } from "../score-targets-v3.ts";
-import { N_V4_FEATURES, V4_FEATURES, sourceClasses, v4Features, type PerturbationType } from "./features.ts";
+import {
+  LIST_KINDS,
+  N_V4_FEATURES,
+  PERTURBATION_TYPES,
+  V4_FEATURES,
+  layerRanks,
+  listKindOf,
+  sourceClasses,
+  v4Features,
+  type PerturbationType,
+} from "./features.ts";
 import {
   V4_EXTRA_COLUMNS,
   scoreTargetsV4,
@@ -10,7 +20,7 @@ import {
   weightsFor,
   type ScoreTargetsV4Input,
 } from "./score-targets-v4.ts";
-import { V4_MODEL, type V4Model } from "./weights.ts";
+import type { V4Model } from "./weights.ts";
 
 // L: a ligand (no signalling in-edge) on receptor R; R signals to kinase K, K to TF A; A and
 // the hub TF H regulate the genes.
@@ -34,6 +44,19 @@ const noTypes = (): V4Model["byType"] => ({
   knockdown: {},
   overexpression: {},
   unknown: {},
+});
+const thresholds = (tau: number): V4Model["apsThreshold"] =>
+  Object.fromEntries(
+    PERTURBATION_TYPES.flatMap((t) => LIST_KINDS.map((k) => [`${t}/${k}`, tau])),
+  ) as V4Model["apsThreshold"];
+const toyModel = (m: Partial<V4Model>): V4Model => ({
+  shared: {},
+  byType: noTypes(),
+  byKind: { table: {}, signed: {}, unsigned: {} },
+  byGroup: {},
+  temperature: 1,
+  apsThreshold: thresholds(0.9),
+  ...m,
 });
 
 describe("model v4 scoring", async () => {
@@ -78,16 +101,11 @@ describe("model v4 scoring", async () => {
   });
 
   it("scores the weighted features of the submitter's type, and ranks by that score", () => {
-    const m: V4Model = {
-      shared: { propagated: 1 },
-      byType: { ...noTypes(), ligand: { apex: 3 } },
-      temperature: 1,
-      apsThreshold: { ...V4_MODEL.apsThreshold },
-    };
+    const m = toyModel({ shared: { propagated: 1 }, byType: { ...noTypes(), ligand: { apex: 3 } } });
     const x = v4Features(input, scoreTargetsV3(input));
     for (const type of ["ligand", "unknown"] as PerturbationType[]) {
       const res = scoreTargetsV4({ ...input, v4: m, perturbationType: type });
-      const w = weightsFor(m, type);
+      const w = weightsFor(m, type, "signed");
       for (const s of ["A", "L", "H"]) {
         const i = model.sourceIndex(s);
         const expected = V4_FEATURES.reduce((a, _, f) => a + w[f]! * x[i * N_V4_FEATURES + f]!, 0);
@@ -103,12 +121,7 @@ describe("model v4 scoring", async () => {
   });
 
   it("gives probabilities that sum to 1, sharpen as the temperature falls, and a set that reaches the threshold", () => {
-    const m: V4Model = {
-      shared: { propagated: 2, ulm: 1 },
-      byType: noTypes(),
-      temperature: 1,
-      apsThreshold: { ...V4_MODEL.apsThreshold, unknown: 0.5 },
-    };
+    const m = toyModel({ shared: { propagated: 2, ulm: 1 }, apsThreshold: thresholds(0.5) });
     const res = scoreTargetsV4({ ...input, v4: m });
     const total = res.rows.reduce((a, r) => a + (r.probability as number), 0);
     expect(total).toBeCloseTo(1, 12);
@@ -124,16 +137,37 @@ describe("model v4 scoring", async () => {
     expect(sharp.rows.find((r) => r.id === top)!.probability as number).toBeGreaterThan(
       res.rows[0]!.probability as number,
     );
-    const all = scoreTargetsV4({ ...input, v4: { ...m, apsThreshold: { ...m.apsThreshold, unknown: 1 } } });
+    const all = scoreTargetsV4({ ...input, v4: { ...m, apsThreshold: thresholds(1) } });
     expect(all.rows.filter((r) => r.in_prediction_set === true).length).toBe(all.rows.length);
   });
 
-  it("reads a DE table's fold changes (not a bare list's) into the table ULM", () => {
+  it("reads a DE table's fold changes (not a bare list's) into the table ULM, and names the list kind", () => {
+    expect(listKindOf(input)).toBe("signed");
+    expect(listKindOf({ ...input, log2fc: new Map([["x", 1]]) })).toBe("unsigned");
+    expect(listKindOf({ ...input, log2fc: undefined })).toBe("unsigned");
+    const table = new Map(Array.from({ length: 300 }, (_, i) => [`gene${i}`, i % 2 ? 1 : -1]));
+    expect(listKindOf({ ...input, log2fc: table })).toBe("table");
     const noTable = v4Features(input, scoreTargetsV3(input));
     const c = V4_FEATURES.indexOf("has_table");
     expect(
       Array.from({ length: model.nSources }, (_, s) => noTable[s * N_V4_FEATURES + c]).every((v) => v === 0),
     ).toBe(true);
+  });
+
+  it("turns layer evidence into within-job ranks: mean over the groups holding a candidate, and the best", () => {
+    const F = N_V4_FEATURES;
+    const x = new Float64Array(3 * F);
+    const at = (s: number, f: string) => s * F + V4_FEATURES.indexOf(f as (typeof V4_FEATURES)[number]);
+    // tf_binding: candidate 0 strongest, then 1; kinase: only candidate 1; candidate 2: nothing.
+    x[at(0, "tf_binding")] = 2;
+    x[at(1, "tf_binding")] = 1;
+    x[at(1, "kinase")] = 0.5;
+    layerRanks(x, 3);
+    expect(x[at(0, "layer_rank")]).toBe(1);
+    expect(x[at(1, "layer_rank")]).toBe(0.5);
+    expect(x[at(1, "layer_top")]).toBe(1);
+    expect(x[at(2, "layer_rank")]).toBe(0);
+    expect(x[at(2, "layer_top")]).toBe(0);
   });
 
   it("writes every extra column it declares", () => {

@@ -23,8 +23,10 @@ import { scoreTargetsV3, V3_EXTRA_COLUMNS, type ScoreTargetsV3Input } from "../s
 import {
   N_V4_FEATURES,
   V4_FEATURES,
+  listKindOf,
   sourceClasses,
   v4Features,
+  type ListKind,
   type PerturbationType,
   type V4Feature,
 } from "./features.ts";
@@ -56,6 +58,7 @@ export const V4_EXTRA_COLUMNS = [
   "in_prediction_set",
   "prediction_set_size",
   "perturbation_type",
+  "list_kind",
   "candidate_class",
   "candidate_source",
   "raw_influence_z",
@@ -72,10 +75,14 @@ function classOf(cls: ReturnType<typeof sourceClasses>, s: number): string {
   return st === 255 ? "signaling" : `signaling_${Math.min(st, 3)}${st >= 3 ? "+" : ""}_steps`;
 }
 
-/** The weights of one perturbation type, per feature column (shared plus the type's deviation). */
-export function weightsFor(m: V4Model, type: PerturbationType): Float64Array {
+/** The weights of one group, per feature column: shared plus the type's, the kind's and the group's deviations. */
+export function weightsFor(m: V4Model, type: PerturbationType, kind: ListKind): Float64Array {
   const w = new Float64Array(N_V4_FEATURES);
-  V4_FEATURES.forEach((f, i) => (w[i] = (m.shared[f] ?? 0) + (m.byType[type][f] ?? 0)));
+  const group = m.byGroup[`${type}/${kind}`] ?? {};
+  V4_FEATURES.forEach(
+    (f, i) =>
+      (w[i] = (m.shared[f] ?? 0) + (m.byType[type][f] ?? 0) + (m.byKind[kind][f] ?? 0) + (group[f] ?? 0)),
+  );
   return w;
 }
 
@@ -88,7 +95,8 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   const x = v4Features(input, v3);
   const nS = model.nSources;
   const F = N_V4_FEATURES;
-  const w = weightsFor(m, type);
+  const kind = listKindOf(input);
+  const w = weightsFor(m, type, kind);
   const score = new Float64Array(nS);
   const priorLogit = new Float64Array(nS);
   for (let s = 0; s < nS; s++) {
@@ -109,7 +117,7 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     (a, b) => probability[b]! - probability[a]! || a - b,
   );
   const inSet = new Uint8Array(nS);
-  const tau = m.apsThreshold[type];
+  const tau = m.apsThreshold[`${type}/${kind}`];
   let mass = 0;
   let setSize = 0;
   for (const s of byProb) {
@@ -153,6 +161,7 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
       in_prediction_set: inSet[s] === 1,
       prediction_set_size: setSize,
       perturbation_type: type,
+      list_kind: kind,
       candidate_class: classOf(cls, s),
       candidate_source: "network",
       raw_influence_z: x[s * F + cRaw]!,
