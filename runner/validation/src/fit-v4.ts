@@ -19,10 +19,16 @@ import {
   PERTURBATION_TYPES,
   V4_FEATURES,
   layerRanks,
+  downstreamTfEvidence,
+  listSizeOf,
+  LIST_SIZES,
+  walkFor,
   type ListKind,
   type V4Feature,
 } from "@causeway/runner/scoring";
 import { sharedData } from "../../../test/shared-data.ts";
+import type { Model } from "@causeway/runner/model";
+import { defaultNetworkContext } from "./context.ts";
 import { existsSync } from "node:fs";
 import type { CaseRecord } from "./benchmark.ts";
 import { DEFAULT_FEATURE_CACHE, type FeatureIndex, type FeatureCase } from "./features-v4.ts";
@@ -99,6 +105,37 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
+  "v4a: + layer ranks + downstream TF evidence": {
+    shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
+    byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
+    byKind: [],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+  "v4b: v4a + raw influence and propagated per (type, kind)": {
+    shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
+    byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
+    byKind: [],
+    byGroup: ["raw_influence", "propagated"],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+  "v4c: v4a + evidence and class per (type, kind)": {
+    shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
+    byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
+    byKind: [],
+    byGroup: [
+      "raw_influence",
+      "propagated",
+      "log_out_degree",
+      "is_tf",
+      "steps_1",
+      "below_apex",
+      "layer_rank",
+    ],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
   "v4: shared + class by type + evidence by kind + group": {
     shared: [...EVIDENCE, "layer_rank", "layer_top", ...CLASS],
     byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "layer_rank"],
@@ -136,7 +173,7 @@ interface Data {
   accepted: Int32Array[];
 }
 
-function load(dir: string): Data {
+function load(dir: string, model: Model): Data {
   const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as FeatureIndex;
   const buf = readFileSync(join(dir, "features.f32"));
   const cached = new Float32Array(buf.length / 4);
@@ -154,6 +191,7 @@ function load(dir: string): Data {
     for (let s = 0; s < nS; s++)
       for (let f = 0; f < F; f++) if (from[f]! >= 0) one[s * F + f] = cached[src + s * Fc + from[f]!]!;
     layerRanks(one, nS);
+    downstreamTfEvidence(model, one);
     const dst = k * nS * (F + 1);
     x.set(one, dst);
     x.set(cached.subarray(src + nS * Fc, src + nS * (Fc + 1)), dst + nS * F);
@@ -167,14 +205,16 @@ function load(dir: string): Data {
   index.cases.forEach((c, k) => {
     let table = false;
     for (let s = 0; s < nS && !table; s++) table = x[k * nS * (F + 1) + s * F + cHas] === 1;
-    let signed = false;
+    let up = false;
+    let down = false;
     for (const dir of [sharedData("known_answers_v2"), sharedData("known_answers_v3")]) {
       const p = join(dir, c.id, "degs_signed.json");
       if (!existsSync(p)) continue;
       const j = JSON.parse(readFileSync(p, "utf8")) as { up: string[]; down: string[] };
-      signed = j.up.some((g) => g !== c.expected) && j.down.some((g) => g !== c.expected);
+      up = j.up.some((g) => g !== c.expected);
+      down = j.down.some((g) => g !== c.expected);
     }
-    c.listKind = table ? "table" : signed ? "signed" : "unsigned";
+    c.listKind = table ? "table" : up && down ? "signed" : up || down ? "one_sided" : "unsigned";
   });
   const accepted = index.cases.map((c) =>
     Int32Array.from(
@@ -262,7 +302,7 @@ function fit(d: Data, cases: readonly number[], spec: Spec, start?: Float64Array
         const xs = new Float64Array(E);
         for (const s of idx) {
           const p = z[s]! / norm;
-          if (p < 1e-12) continue;
+          if (p < 1e-9) continue;
           const o = base + s * F;
           for (let a = 0; a < E; a++) xs[a] = d.x[o + feat[a]!]!;
           for (let a = 0; a < E; a++) {
@@ -508,20 +548,35 @@ function eceWith(outs: readonly Outcome[], d: Data, probs: Map<number, Float64Ar
 /** Fewest calibration cases a Mondrian group needs before it gets its own threshold. */
 const MIN_GROUP = 30;
 
+/** A case's calibration group: perturbation type, list kind, list size. */
+const groupOf = (d: Data, k: number): string =>
+  `${PERTURBATION_TYPES[d.typeOf[k]!]}/${LIST_KINDS[d.kindOf[k]!]}/${listSizeOf(d.index.cases[k]!.nDegs)}`;
+
 /**
- * The APS threshold of every (perturbation type, list kind) group from calibration outcomes:
- * the group's own when it has MIN_GROUP cases, else its type's, else all cases'.
+ * The APS threshold of every (perturbation type, list kind, list size) group from calibration
+ * outcomes: the group's own when it has MIN_GROUP cases, else its (type, kind)'s, else its
+ * type's, else all cases'.
  */
 function thresholds(cal: readonly Outcome[], d: Data, probs: Map<number, Float64Array>): Map<string, number> {
   const score = (o: Outcome): number => apsScore(probs.get(o.k)!, d.accepted[o.k]!);
+  const tauOf = (os: readonly Outcome[], fallback: number): number =>
+    os.length >= MIN_GROUP ? conformalTau(os.map(score), 0.1) : fallback;
   const all = conformalTau(cal.map(score), 0.1);
   const out = new Map<string, number>();
   PERTURBATION_TYPES.forEach((t, ti) => {
     const ofType = cal.filter((o) => d.typeOf[o.k] === ti);
-    const typeTau = ofType.length >= MIN_GROUP ? conformalTau(ofType.map(score), 0.1) : all;
+    const typeTau = tauOf(ofType, all);
     LIST_KINDS.forEach((kind, ki) => {
-      const g = ofType.filter((o) => d.kindOf[o.k] === ki);
-      out.set(`${t}/${kind}`, g.length >= MIN_GROUP ? conformalTau(g.map(score), 0.1) : typeTau);
+      const ofKind = ofType.filter((o) => d.kindOf[o.k] === ki);
+      const kindTau = tauOf(ofKind, typeTau);
+      for (const size of LIST_SIZES)
+        out.set(
+          `${t}/${kind}/${size}`,
+          tauOf(
+            ofKind.filter((o) => listSizeOf(d.index.cases[o.k]!.nDegs) === size),
+            kindTau,
+          ),
+        );
     });
   });
   return out;
@@ -535,7 +590,11 @@ async function main(): Promise<void> {
       spec: { type: "string", multiple: true },
     },
   });
-  const d = load(resolve(values.features ?? DEFAULT_FEATURE_CACHE));
+  const ctx = await defaultNetworkContext();
+  const model = await ctx.bundle(walkFor("v3"));
+  const d = load(resolve(values.features ?? DEFAULT_FEATURE_CACHE), model);
+  if (d.index.candidates.some((c, i) => model.sourceSymbols[i] !== c))
+    throw new Error("the feature cache was made with another network");
   const K = Number(values.folds ?? 5);
   const cases = d.index.cases;
   const folds = foldsOf(cases, K);
@@ -639,7 +698,7 @@ async function main(): Promise<void> {
         const p = softmax(o.z, tf);
         probsNested.set(o.k, p);
         nested.push(o);
-        const tau = taus.get(`${PERTURBATION_TYPES[d.typeOf[o.k]!]}/${LIST_KINDS[d.kindOf[o.k]!]}`)!;
+        const tau = taus.get(groupOf(d, o.k))!;
         const size = apsSize(p, tau);
         let pt = 0;
         for (const a of d.accepted[o.k]!) pt = Math.max(pt, p[a]!);

@@ -27,10 +27,11 @@ export type PerturbationType = (typeof PERTURBATION_TYPES)[number];
 
 /**
  * What the job's DEG evidence is: a DE table (fold changes of every measured gene), a signed
- * list (DEGs up and down), or an unsigned or one-sided list. Some evidence weighs differently
- * by kind (a one-sided list has no direction to regress), and each kind has its own calibration.
+ * list (DEGs up and down), a one-sided list (signs given, all the same way: e.g. only the genes
+ * a knockdown raised), or an unsigned list. Each kind has its own calibration: the same model
+ * is more or less sure of itself depending on what it was given.
  */
-export const LIST_KINDS = ["table", "signed", "unsigned"] as const;
+export const LIST_KINDS = ["table", "signed", "one_sided", "unsigned"] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
 export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">): ListKind {
@@ -43,8 +44,14 @@ export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">):
     if (v > 0) up = true;
     else if (v < 0) down = true;
   }
-  return up && down ? "signed" : "unsigned";
+  return up && down ? "signed" : up || down ? "one_sided" : "unsigned";
 }
+
+/** DEG lists shorter than this are `short` for calibration: a short list says less. */
+export const SHORT_LIST = 100;
+export const LIST_SIZES = ["short", "long"] as const;
+export type ListSize = (typeof LIST_SIZES)[number];
+export const listSizeOf = (nDegs: number): ListSize => (nDegs < SHORT_LIST ? "short" : "long");
 
 /** Feature names, in column order of the feature matrix. */
 export const V4_FEATURES = [
@@ -60,6 +67,7 @@ export const V4_FEATURES = [
   "has_table",
   "layer_rank",
   "layer_top",
+  "downstream_tf",
   // where the candidate sits, and how popular it is
   "log_out_degree",
   "tf_layers",
@@ -264,7 +272,59 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
     x[o + col("log_signaling_in")] = Math.log1p(cls.signalingIn[s]!);
   }
   layerRanks(x, nS);
+  downstreamTfEvidence(model, x);
   return x;
+}
+
+/** Signalling steps a candidate's evidence is gathered over in `downstream_tf`. */
+const DOWNSTREAM_STEPS = 3;
+
+/**
+ * Evidence that depends on where a candidate sits: the activity evidence of the transcription
+ * factors a signalling protein reaches (ULM on the list and on the table, and the TF layers),
+ * averaged along its signalling out-edges (each step splits by the walk's transition weights)
+ * over up to three steps. A receptor whose TFs moved scores high without being a hub: the
+ * average, not the sum, is taken.
+ */
+export function downstreamTfEvidence(model: Model, x: Float64Array): void {
+  const F = N_V4_FEATURES;
+  const nS = model.nSources;
+  const g = model.graph;
+  const nP = g.proteinNodes.length;
+  const cols = (["ulm", "ulm_table", "tf_binding", "tf_coexpression"] as const).map((f) =>
+    V4_FEATURES.indexOf(f),
+  );
+  // TF activity evidence per protein (layer index); 0 for proteins that are not candidates.
+  const tfEv = new Float64Array(nP);
+  const cls = sourceClasses(model);
+  for (let s = 0; s < nS; s++) {
+    if (cls.isTf[s] !== 1) continue;
+    let e = 0;
+    for (const c of cols) e += x[s * F + c]!;
+    tfEv[model.sourceProteins[s]!] = e;
+  }
+  const { indptr, indices, data } = g.p;
+  let d = Float64Array.from(tfEv);
+  const acc = new Float64Array(nP);
+  for (let step = 0; step < DOWNSTREAM_STEPS; step++) {
+    const next = new Float64Array(nP);
+    for (let p = 0; p < nP; p++) {
+      const u = g.proteinNodes[p]!;
+      let w = 0;
+      let v = 0;
+      for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
+        const t = indices[e]!;
+        if (g.isRna[t] === 1) continue;
+        w += data[e]!;
+        v += data[e]! * d[g.layerIndex[t]!]!;
+      }
+      next[p] = w > 0 ? v / w : 0;
+    }
+    for (let p = 0; p < nP; p++) acc[p] = Math.max(acc[p]!, next[p]!);
+    d = next;
+  }
+  const c = V4_FEATURES.indexOf("downstream_tf");
+  for (let s = 0; s < nS; s++) x[s * F + c] = acc[model.sourceProteins[s]!]!;
 }
 
 /**

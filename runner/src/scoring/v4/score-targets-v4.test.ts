@@ -4,6 +4,7 @@ import { buildModel } from "../../model/model-store.ts";
 import { scoreTargetsV3 } from "../score-targets-v3.ts";
 import {
   LIST_KINDS,
+  LIST_SIZES,
   N_V4_FEATURES,
   PERTURBATION_TYPES,
   V4_FEATURES,
@@ -47,12 +48,14 @@ const noTypes = (): V4Model["byType"] => ({
 });
 const thresholds = (tau: number): V4Model["apsThreshold"] =>
   Object.fromEntries(
-    PERTURBATION_TYPES.flatMap((t) => LIST_KINDS.map((k) => [`${t}/${k}`, tau])),
+    PERTURBATION_TYPES.flatMap((t) =>
+      LIST_KINDS.flatMap((k) => LIST_SIZES.map((z) => [`${t}/${k}/${z}`, tau])),
+    ),
   ) as V4Model["apsThreshold"];
 const toyModel = (m: Partial<V4Model>): V4Model => ({
   shared: {},
   byType: noTypes(),
-  byKind: { table: {}, signed: {}, unsigned: {} },
+  byKind: { table: {}, signed: {}, one_sided: {}, unsigned: {} },
   byGroup: {},
   temperature: 1,
   apsThreshold: thresholds(0.9),
@@ -143,7 +146,7 @@ describe("model v4 scoring", async () => {
 
   it("reads a DE table's fold changes (not a bare list's) into the table ULM, and names the list kind", () => {
     expect(listKindOf(input)).toBe("signed");
-    expect(listKindOf({ ...input, log2fc: new Map([["x", 1]]) })).toBe("unsigned");
+    expect(listKindOf({ ...input, log2fc: new Map([["x", 1]]) })).toBe("one_sided");
     expect(listKindOf({ ...input, log2fc: undefined })).toBe("unsigned");
     const table = new Map(Array.from({ length: 300 }, (_, i) => [`gene${i}`, i % 2 ? 1 : -1]));
     expect(listKindOf({ ...input, log2fc: table })).toBe("table");

@@ -24,6 +24,7 @@ import {
   N_V4_FEATURES,
   V4_FEATURES,
   listKindOf,
+  listSizeOf,
   sourceClasses,
   v4Features,
   type ListKind,
@@ -117,7 +118,7 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     (a, b) => probability[b]! - probability[a]! || a - b,
   );
   const inSet = new Uint8Array(nS);
-  const tau = m.apsThreshold[`${type}/${kind}`];
+  const tau = m.apsThreshold[`${type}/${kind}/${listSizeOf(input.degs.length)}`];
   let mass = 0;
   let setSize = 0;
   for (const s of byProb) {
