@@ -63,6 +63,7 @@ export {
   v4Features,
   layerRanks,
   downstreamTfEvidence,
+  deriveFeatures,
   sourceClasses,
   type PerturbationType,
   type V4Feature,

@@ -18,8 +18,7 @@ import {
   LIST_KINDS,
   PERTURBATION_TYPES,
   V4_FEATURES,
-  layerRanks,
-  downstreamTfEvidence,
+  deriveFeatures,
   listSizeOf,
   LIST_SIZES,
   walkFor,
@@ -120,6 +119,22 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
+  "v4d: v4c + propagated evidence of non-TFs": {
+    shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", "propagated_signaling", ...CLASS],
+    byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf", "propagated_signaling"],
+    byKind: [],
+    byGroup: [
+      "raw_influence",
+      "propagated",
+      "log_out_degree",
+      "is_tf",
+      "steps_1",
+      "below_apex",
+      "layer_rank",
+    ],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
   "v4c: v4a + evidence and class per (type, kind)": {
     shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
     byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
@@ -190,8 +205,7 @@ function load(dir: string, model: Model): Data {
     one.fill(0);
     for (let s = 0; s < nS; s++)
       for (let f = 0; f < F; f++) if (from[f]! >= 0) one[s * F + f] = cached[src + s * Fc + from[f]!]!;
-    layerRanks(one, nS);
-    downstreamTfEvidence(model, one);
+    deriveFeatures(model, one);
     const dst = k * nS * (F + 1);
     x.set(one, dst);
     x.set(cached.subarray(src + nS * Fc, src + nS * (Fc + 1)), dst + nS * F);
@@ -553,28 +567,63 @@ const groupOf = (d: Data, k: number): string =>
   `${PERTURBATION_TYPES[d.typeOf[k]!]}/${LIST_KINDS[d.kindOf[k]!]}/${listSizeOf(d.index.cases[k]!.nDegs)}`;
 
 /**
- * The APS threshold of every (perturbation type, list kind, list size) group from calibration
- * outcomes: the group's own when it has MIN_GROUP cases, else its (type, kind)'s, else its
+ * A group's 90 % set rule: `aps` (the fewest most probable candidates whose mass reaches the
+ * threshold: adaptive, small when the model is sure) or `top` (a fixed number of the most
+ * probable: robust when the probabilities of the group are poorly calibrated). Each is the
+ * split-conformal quantile of its own score on the calibration cases; the rule with the
+ * smaller median set on those cases is taken.
+ */
+export type SetRule = { rule: "aps"; value: number } | { rule: "top"; value: number };
+
+/** 1-based rank, in probability order, of a case's first accepted target. */
+function firstAcceptedRank(p: Float64Array, acc: Int32Array): number {
+  let pt = 0;
+  for (const a of acc) pt = Math.max(pt, p[a]!);
+  let r = 1;
+  for (const v of p) if (v > pt) r++;
+  return r;
+}
+
+function setSize(p: Float64Array, rule: SetRule): number {
+  return rule.rule === "aps" ? apsSize(p, rule.value) : Math.min(p.length, rule.value);
+}
+
+/**
+ * The set rule of every (perturbation type, list kind, list size) group from calibration
+ * outcomes: from the group's own cases when it has MIN_GROUP, else its (type, kind)'s, else its
  * type's, else all cases'.
  */
-function thresholds(cal: readonly Outcome[], d: Data, probs: Map<number, Float64Array>): Map<string, number> {
-  const score = (o: Outcome): number => apsScore(probs.get(o.k)!, d.accepted[o.k]!);
-  const tauOf = (os: readonly Outcome[], fallback: number): number =>
-    os.length >= MIN_GROUP ? conformalTau(os.map(score), 0.1) : fallback;
-  const all = conformalTau(cal.map(score), 0.1);
-  const out = new Map<string, number>();
+function thresholds(
+  cal: readonly Outcome[],
+  d: Data,
+  probs: Map<number, Float64Array>,
+): Map<string, SetRule> {
+  const ruleOf = (os: readonly Outcome[]): SetRule => {
+    const tau = conformalTau(
+      os.map((o) => apsScore(probs.get(o.k)!, d.accepted[o.k]!)),
+      0.1,
+    );
+    const ranks = os.map((o) => firstAcceptedRank(probs.get(o.k)!, d.accepted[o.k]!) / d.nS);
+    const k = Math.ceil(conformalTau(ranks, 0.1) * d.nS);
+    const apsMedian = median(os.map((o) => apsSize(probs.get(o.k)!, tau)));
+    return k < apsMedian ? { rule: "top", value: k } : { rule: "aps", value: tau };
+  };
+  const pick = (os: readonly Outcome[], fallback: SetRule): SetRule =>
+    os.length >= MIN_GROUP ? ruleOf(os) : fallback;
+  const all = ruleOf(cal);
+  const out = new Map<string, SetRule>();
   PERTURBATION_TYPES.forEach((t, ti) => {
     const ofType = cal.filter((o) => d.typeOf[o.k] === ti);
-    const typeTau = tauOf(ofType, all);
+    const typeRule = pick(ofType, all);
     LIST_KINDS.forEach((kind, ki) => {
       const ofKind = ofType.filter((o) => d.kindOf[o.k] === ki);
-      const kindTau = tauOf(ofKind, typeTau);
+      const kindRule = pick(ofKind, typeRule);
       for (const size of LIST_SIZES)
         out.set(
           `${t}/${kind}/${size}`,
-          tauOf(
+          pick(
             ofKind.filter((o) => listSizeOf(d.index.cases[o.k]!.nDegs) === size),
-            kindTau,
+            kindRule,
           ),
         );
     });
@@ -698,8 +747,7 @@ async function main(): Promise<void> {
         const p = softmax(o.z, tf);
         probsNested.set(o.k, p);
         nested.push(o);
-        const tau = taus.get(groupOf(d, o.k))!;
-        const size = apsSize(p, tau);
+        const size = setSize(p, taus.get(groupOf(d, o.k))!);
         let pt = 0;
         for (const a of d.accepted[o.k]!) pt = Math.max(pt, p[a]!);
         let rank = 0;
@@ -776,7 +824,12 @@ async function main(): Promise<void> {
             ),
           ),
           temperature: +temp.toFixed(4),
-          apsThreshold: Object.fromEntries([...tausAll].map(([g, v]) => [g, +v.toFixed(6)])),
+          predictionSet: Object.fromEntries(
+            [...tausAll].map(([g, r]) => [
+              g,
+              { rule: r.rule, value: r.rule === "aps" ? +r.value.toFixed(6) : r.value },
+            ]),
+          ),
           parameters: layoutP.P,
         },
         null,

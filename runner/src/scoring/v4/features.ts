@@ -68,6 +68,7 @@ export const V4_FEATURES = [
   "layer_rank",
   "layer_top",
   "downstream_tf",
+  "propagated_signaling",
   // where the candidate sits, and how popular it is
   "log_out_degree",
   "tf_layers",
@@ -271,9 +272,25 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
     x[o + col("below_apex")] = cls.belowApex[s]!;
     x[o + col("log_signaling_in")] = Math.log1p(cls.signalingIn[s]!);
   }
+  deriveFeatures(model, x);
+  return x;
+}
+
+/**
+ * The features computed from the others (the research harness derives them from its cache the
+ * same way): layer ranks, downstream TF evidence, and the propagated evidence of a candidate
+ * that is not a transcription factor (a receptor or kinase has no regulon of its own: the walk
+ * through its signalling edges is its main evidence, so it may weigh differently).
+ */
+export function deriveFeatures(model: Model, x: Float64Array): void {
+  const nS = model.nSources;
   layerRanks(x, nS);
   downstreamTfEvidence(model, x);
-  return x;
+  const F = N_V4_FEATURES;
+  const [cProp, cTf, cOut] = (["propagated", "is_tf", "propagated_signaling"] as const).map((f) =>
+    V4_FEATURES.indexOf(f),
+  );
+  for (let s = 0; s < nS; s++) x[s * F + cOut!] = x[s * F + cTf!] === 1 ? 0 : x[s * F + cProp!]!;
 }
 
 /** Signalling steps a candidate's evidence is gathered over in `downstream_tf`. */

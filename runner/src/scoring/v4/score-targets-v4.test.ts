@@ -46,19 +46,19 @@ const noTypes = (): V4Model["byType"] => ({
   overexpression: {},
   unknown: {},
 });
-const thresholds = (tau: number): V4Model["apsThreshold"] =>
+const thresholds = (value: number, rule: "aps" | "top" = "aps"): V4Model["predictionSet"] =>
   Object.fromEntries(
     PERTURBATION_TYPES.flatMap((t) =>
-      LIST_KINDS.flatMap((k) => LIST_SIZES.map((z) => [`${t}/${k}/${z}`, tau])),
+      LIST_KINDS.flatMap((k) => LIST_SIZES.map((z) => [`${t}/${k}/${z}`, { rule, value }])),
     ),
-  ) as V4Model["apsThreshold"];
+  ) as V4Model["predictionSet"];
 const toyModel = (m: Partial<V4Model>): V4Model => ({
   shared: {},
   byType: noTypes(),
   byKind: { table: {}, signed: {}, one_sided: {}, unsigned: {} },
   byGroup: {},
   temperature: 1,
-  apsThreshold: thresholds(0.9),
+  predictionSet: thresholds(0.9),
   ...m,
 });
 
@@ -124,7 +124,7 @@ describe("model v4 scoring", async () => {
   });
 
   it("gives probabilities that sum to 1, sharpen as the temperature falls, and a set that reaches the threshold", () => {
-    const m = toyModel({ shared: { propagated: 2, ulm: 1 }, apsThreshold: thresholds(0.5) });
+    const m = toyModel({ shared: { propagated: 2, ulm: 1 }, predictionSet: thresholds(0.5) });
     const res = scoreTargetsV4({ ...input, v4: m });
     const total = res.rows.reduce((a, r) => a + (r.probability as number), 0);
     expect(total).toBeCloseTo(1, 12);
@@ -140,8 +140,11 @@ describe("model v4 scoring", async () => {
     expect(sharp.rows.find((r) => r.id === top)!.probability as number).toBeGreaterThan(
       res.rows[0]!.probability as number,
     );
-    const all = scoreTargetsV4({ ...input, v4: { ...m, apsThreshold: thresholds(1) } });
+    const all = scoreTargetsV4({ ...input, v4: { ...m, predictionSet: thresholds(1) } });
     expect(all.rows.filter((r) => r.in_prediction_set === true).length).toBe(all.rows.length);
+    const top3 = scoreTargetsV4({ ...input, v4: { ...m, predictionSet: thresholds(3, "top") } });
+    expect(top3.rows.map((r) => r.in_prediction_set)).toEqual(top3.rows.map((_, i) => i < 3));
+    expect(top3.rows[0]!.prediction_set_size).toBe(3);
   });
 
   it("reads a DE table's fold changes (not a bare list's) into the table ULM, and names the list kind", () => {

@@ -118,14 +118,15 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     (a, b) => probability[b]! - probability[a]! || a - b,
   );
   const inSet = new Uint8Array(nS);
-  const tau = m.apsThreshold[`${type}/${kind}/${listSizeOf(input.degs.length)}`];
+  const rule = m.predictionSet[`${type}/${kind}/${listSizeOf(input.degs.length)}`];
   let mass = 0;
   let setSize = 0;
   for (const s of byProb) {
+    if (rule.rule === "top" && setSize >= rule.value) break;
     inSet[s] = 1;
     setSize++;
     mass += probability[s]!;
-    if (mass >= tau) break;
+    if (rule.rule === "aps" && mass >= rule.value) break;
   }
 
   const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
