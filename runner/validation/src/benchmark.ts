@@ -23,7 +23,7 @@ export interface CaseRecord {
   q_star: number | null;
   /** Size of the method's 90 % prediction set, when it reports one. */
   set_size?: number;
-  /** Whether that set holds the expected target (null when the method does not rank it). */
+  /** Whether that set holds the expected target or another accepted one (null when the method does not rank the expected one). */
   set_holds_driver?: boolean | null;
 }
 
@@ -89,7 +89,8 @@ export function scoreCase(
       ...(r.predictionSet
         ? {
             set_size: r.predictionSet.size,
-            set_holds_driver: rank === null ? null : r.predictionSet.has(c.expected),
+            // A ligand experiment's accepted answers (the ligand or a receptor) count, as q* counts them.
+            set_holds_driver: rank === null ? null : c.accepted.some((a) => r.predictionSet!.has(a)),
           }
         : {}),
     });
