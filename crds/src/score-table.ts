@@ -75,11 +75,26 @@ export const V3_EXTRA_COLUMNS = [
   "pvalue_expressed",
 ] as const;
 
+/** Artifact-only columns model v4 adds: how sure it is and why a candidate is there, then v3's. */
+export const V4_EXTRA_COLUMNS = [
+  "probability",
+  "in_prediction_set",
+  "prediction_set_size",
+  "perturbation_type",
+  "list_kind",
+  "candidate_class",
+  "candidate_source",
+  "raw_influence_z",
+  "ulm_table_t",
+  ...V3_EXTRA_COLUMNS,
+] as const;
+
 /** The extra columns of each model version, after the base columns. */
 export const EXTRA_SCORE_COLUMNS = {
   v1: [],
   v2: V2_EXTRA_COLUMNS,
   v3: V3_EXTRA_COLUMNS,
+  v4: V4_EXTRA_COLUMNS,
 } as const satisfies Record<ScoringVersion, readonly string[]>;
 
 export type ScoreColumn =
@@ -95,10 +110,10 @@ export const SCORE_COLUMN_DOCS: Record<ScoreColumn, FieldDoc> = {
   id: doc(
     "The candidate as an entity id, SYMBOL|PROTEIN (IRF1|PROTEIN is the protein, IRF1|RNA its transcript).",
   ),
-  node_type: doc("The entity type of the candidate: PROTEIN for every candidate of models v1 to v3."),
+  node_type: doc("The entity type of the candidate: PROTEIN for every candidate of models v1 to v4."),
   score: doc(
     "How well the candidate explains the data; higher is better. Its scale depends on the model version.",
-    "v1 and v2: −log10 of the candidate's p-value (2 means p = 0.01). v3: a log-odds score, prior_logit plus the weighted evidence (each evidence p-value enters as ln(1 + −log10 p), the ULM activity as ln(1 + |ulm_t|)); it orders candidates but is not a p-value. The table's order is by rank, which in v2 and v3 also uses the tiers.",
+    "v1 and v2: −log10 of the candidate's p-value (2 means p = 0.01). v3: a log-odds score, prior_logit plus the weighted evidence (each evidence p-value enters as ln(1 + −log10 p), the ULM activity as ln(1 + |ulm_t|)); it orders candidates but is not a p-value. v4: the same kind of log-odds score with more evidence and weights that depend on perturbation_type and list_kind; probability is its calibrated form. The table's order is by rank, which from v2 on also uses the tiers.",
   ),
   rank: doc(
     "0-based position in the ranking: 0 is the best candidate, 1 the second (the web app shows rank + 1).",
@@ -181,11 +196,40 @@ export const SCORE_COLUMN_DOCS: Record<ScoreColumn, FieldDoc> = {
     "v3: the p-value from the data alone, before the prior: the truncated Cauchy combination of pvalue_propagated and the layer p-values.",
   ),
   prior: doc(
-    "v3: the probability of being the driver before this dataset is read: the softmax of prior_logit over the candidates (it sums to 1 over the table).",
+    "v3 and v4: the probability of being the driver before this dataset is read: the softmax of prior_logit over the candidates (it sums to 1 over the table).",
   ),
   prior_logit: doc(
-    "v3: the prior on a log-odds scale: a weighted sum of ln(1 + out-degree) and the number of TF and kinase evidence layers that hold a gene set of the candidate.",
-    "It is what makes well-studied regulators start ahead; score adds the data's evidence to it.",
+    "v3 and v4: the prior on a log-odds scale. v3: a weighted sum of ln(1 + out-degree) and the number of TF and kinase evidence layers that hold a gene set of the candidate. v4: the class part of its score (where the candidate sits in the network and how well studied it is), weighed for the job's perturbation_type.",
+    "It is what makes some kinds of protein start ahead; score adds the data's evidence to it.",
+  ),
+  probability: doc(
+    "v4: the probability that this protein is the driver of the perturbation, given that the driver is one of the candidates (it sums to 1 over the table).",
+    "Calibrated on held-out development experiments (runner/docs/model-v4.md): among candidates given 0.2, about one in five was the driver. For a ligand experiment the right answers are the ligand and its receptors, so several rows may share the credit.",
+  ),
+  in_prediction_set: doc(
+    "v4: whether the candidate is in the 90 % prediction set: the smallest set of top candidates that held the driver in 90 % of comparable development experiments.",
+    "A large set means the data say little: read the top rows as leads, not answers.",
+  ),
+  prediction_set_size: doc(
+    "v4: how many candidates the 90 % prediction set holds (the same on every row). Small (tens) when the model is sure; thousands when it is not.",
+  ),
+  perturbation_type: doc(
+    "v4: the perturbation type the scores were weighed for: the submitter's perturbation_type, or unknown when none was given.",
+  ),
+  list_kind: doc(
+    "v4: what the job's DEG evidence was: a DE table (table), signed DEGs (up and down), one-sided DEGs (all one way) or an unsigned list.",
+  ),
+  candidate_class: doc(
+    "v4: where the candidate sits in the network: transcription_factor, signaling_apex (a cascade head, e.g. a ligand), below_apex (reached from one, e.g. a receptor) or signaling_N_steps (N signalling steps above the nearest TF).",
+  ),
+  candidate_source: doc(
+    "v4: why the protein is a candidate: network (it has a path to an RNA node of the interactome) for every row of this version.",
+  ),
+  raw_influence_z: doc(
+    "v4: the candidate's total network influence on the DEGs (ln of the summed influence), standardised over the candidates; not a test, a magnitude.",
+  ),
+  ulm_table_t: doc(
+    "v4: ln(1 + |t|) of the candidate's activity fitted to the DE table's fold changes over every measured gene (univariate linear model on its signed targets); empty without a DE table.",
   ),
   pvalue_tf_binding: doc(
     "v3: evidence from the TF-binding gene-set layers (ChEA3-style): each layer's Fisher p of the DEGs against the candidate's best set (Bonferroni over its sets), combined over layers by a truncated Cauchy combination; empty when no layer holds a set of the candidate.",

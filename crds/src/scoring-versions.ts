@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-export const SCORING_VERSIONS = ["v1", "v2", "v3"] as const;
+export const SCORING_VERSIONS = ["v1", "v2", "v3", "v4"] as const;
 export const ScoringVersion = z.enum(SCORING_VERSIONS);
 export type ScoringVersion = z.infer<typeof ScoringVersion>;
 

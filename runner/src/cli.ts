@@ -20,7 +20,13 @@ import { normalizeDegs } from "./inputs/index.ts";
 import { loadLayersFromDir } from "./libraries/index.ts";
 import type { SymbolTable } from "./symbols/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
-import { DEFAULT_SCORING_VERSION, ScoringVersion, scoringOf } from "./scoring/index.ts";
+import {
+  DEFAULT_SCORING_VERSION,
+  PERTURBATION_TYPES,
+  ScoringVersion,
+  scoringOf,
+  type PerturbationType,
+} from "./scoring/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
@@ -40,6 +46,7 @@ interface CommonOptions {
   nRandomizations: number;
   threads?: number;
   libraries?: string;
+  perturbationType?: PerturbationType;
 }
 
 const number = (v: string): number => {
@@ -62,11 +69,17 @@ function withCommon(cmd: Command): Command {
     .option("--min-mean-expression <cp10k>", "protein_expressed threshold", number, 0.1)
     .option("--n-randomizations <R>", "matched random DEG sets", integer, 0)
     .addOption(
-      new Option("--model-version <version>", "model version: v1, v2 or v3")
+      new Option("--model-version <version>", "model version: v1, v2, v3 or v4")
         .choices(ScoringVersion.options)
         .default(DEFAULT_SCORING_VERSION),
     )
     .addOption(new Option("--threads <n>", "worker threads for a bundle build").argParser(integer))
+    .addOption(
+      new Option(
+        "--perturbation-type <type>",
+        "what was done to the cells (model v4 conditions its prior on it; default unknown)",
+      ).choices(PERTURBATION_TYPES),
+    )
     .option(
       "--libraries <dir>",
       "gene-set libraries, model v3's evidence layers (default: $CAUSEWAY_LIBRARIES, else libraries/ beside the network's folder when present)",
@@ -122,6 +135,7 @@ async function run(
     deg_significance_fold: opts.degSignificanceFold,
     min_mean_expression: opts.minMeanExpression,
     n_randomizations: opts.nRandomizations,
+    ...(opts.perturbationType ? { perturbation_type: opts.perturbationType } : {}),
   });
   const model = await loadModelFor(opts);
   await mkdir(opts.out, { recursive: true });

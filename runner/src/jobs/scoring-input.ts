@@ -5,19 +5,20 @@
  */
 import type { JobType, PredictionParams } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
-import { scoringOf, type ScoreTargetsV2Input, type ScoringVersion } from "../scoring/index.ts";
+import { scoringOf, type ScoringInput, type ScoringVersion } from "../scoring/index.ts";
 import type { Contrast } from "./contrast.ts";
 
 export interface ScoringInputOptions {
   model: Model;
   contrast: Contrast;
-  params: Pick<PredictionParams, "deg_significance_fold" | "min_mean_expression" | "n_randomizations">;
+  params: Pick<PredictionParams, "deg_significance_fold" | "min_mean_expression" | "n_randomizations"> &
+    Partial<Pick<PredictionParams, "perturbation_type">>;
   scoring: ScoringVersion;
   predictionId: string;
   jobType: JobType;
 }
 
-export function scoringInputOf(o: ScoringInputOptions): ScoreTargetsV2Input {
+export function scoringInputOf(o: ScoringInputOptions): ScoringInput {
   const { contrast } = o;
   return {
     model: o.model,
@@ -37,5 +38,9 @@ export function scoringInputOf(o: ScoringInputOptions): ScoreTargetsV2Input {
     nRandomizations: o.params.n_randomizations,
     seedSource: `${o.predictionId}/${contrast.prefix}`,
     jobType: o.jobType,
+    // Only a scoring that conditions on it reads it; the others' inputs stay as they were.
+    ...(scoringOf(o.scoring).readsPerturbationType && o.params.perturbation_type
+      ? { perturbationType: o.params.perturbation_type }
+      : {}),
   };
 }

@@ -25,7 +25,7 @@ export {
 } from "./score-targets-v2.ts";
 export { ScoringVersion } from "@causeway/contract";
 export { SCORINGS, DEFAULT_SCORING_VERSION, scoringOf, importOptionsFor } from "./registry.ts";
-export type { Scoring } from "./scoring.ts";
+export type { Scoring, ScoringInput } from "./scoring.ts";
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";
 export { ulmActivity, ULM_MIN_DF, type UlmActivity } from "./ulm.ts";
@@ -37,3 +37,22 @@ export {
   type ScoreTargetsV3Input,
   type V3Weights,
 } from "./score-targets-v3.ts";
+export { scoreTargetsV4, weightsFor, type ScoreTargetsV4Input } from "./v4/score-targets-v4.ts";
+export { V4_MODEL, type V4Model } from "./v4/weights.ts";
+export {
+  PERTURBATION_TYPES,
+  LIST_KINDS,
+  LIST_SIZES,
+  listKindOf,
+  listSizeOf,
+  type ListKind,
+  V4_FEATURES,
+  N_V4_FEATURES,
+  v4Features,
+  layerRanks,
+  downstreamTfEvidence,
+  deriveFeatures,
+  sourceClasses,
+  type PerturbationType,
+  type V4Feature,
+} from "./v4/features.ts";

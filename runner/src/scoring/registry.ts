@@ -12,11 +12,13 @@ import type { Scoring } from "./scoring.ts";
 import { SCORING_V1 } from "./score-targets-v1.ts";
 import { SCORING_V2 } from "./score-targets-v2.ts";
 import { SCORING_V3 } from "./score-targets-v3.ts";
+import { SCORING_V4 } from "./v4/score-targets-v4.ts";
 
 export const SCORINGS: { readonly [V in ScoringVersion]: Scoring } = {
   v1: SCORING_V1,
   v2: SCORING_V2,
   v3: SCORING_V3,
+  v4: SCORING_V4,
 };
 
 /**

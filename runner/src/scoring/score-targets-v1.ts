@@ -263,6 +263,7 @@ export const SCORING_V1: Scoring = {
   walk: V1_WALK,
   readsLayers: false,
   readsTableExpression: false,
+  readsPerturbationType: false,
   score: scoreTargets,
   settings: () => ({}),
 };

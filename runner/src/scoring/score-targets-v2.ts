@@ -277,6 +277,7 @@ export const SCORING_V2: Scoring = {
   walk: { ...V1_WALK, hubExponent: 0.5 },
   readsLayers: false,
   readsTableExpression: true,
+  readsPerturbationType: false,
   score: scoreTargetsV2,
   settings: () => ({ settings: V2_DEFAULTS }),
 };

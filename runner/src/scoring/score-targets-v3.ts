@@ -378,6 +378,7 @@ export const SCORING_V3: Scoring = {
   walk: SCORING_V2.walk,
   readsLayers: true,
   readsTableExpression: true,
+  readsPerturbationType: false,
   score: scoreTargetsV3,
   settings: (model) => ({
     weights: V3_WEIGHTS,

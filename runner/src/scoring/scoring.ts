@@ -7,6 +7,10 @@ import type { ScoringVersion } from "@causeway/contract";
 import type { Model, WalkParams } from "../model/index.ts";
 import type { ScoreTargetsResult } from "./score-targets-v1.ts";
 import type { ScoreTargetsV2Input } from "./score-targets-v2.ts";
+import type { PerturbationType } from "./v4/features.ts";
+
+/** What a job gives every scoring: v2's input, and what the submitter said they did to the cells. */
+export type ScoringInput = ScoreTargetsV2Input & { perturbationType?: PerturbationType };
 
 export interface Scoring {
   version: ScoringVersion;
@@ -19,8 +23,10 @@ export interface Scoring {
    * its outputs for DEG lists stay what §16.5 fixed.
    */
   readsTableExpression: boolean;
+  /** Whether it conditions on the submitter's `perturbation_type` (the others never see it). */
+  readsPerturbationType: boolean;
   /** Scores every candidate. */
-  score(input: ScoreTargetsV2Input): ScoreTargetsResult;
+  score(input: ScoringInput): ScoreTargetsResult;
   /** Its settings as run_metadata.json records them (beside the version and the hub exponent). */
   settings(model: Model): Record<string, unknown>;
 }

@@ -21,6 +21,10 @@ export interface CaseRecord {
   q_targets: Record<string, number>;
   /** q* of §16.2: the smallest q among the case's accepted targets; null when none is ranked. */
   q_star: number | null;
+  /** Size of the method's 90 % prediction set, when it reports one. */
+  set_size?: number;
+  /** Whether that set holds the expected target or another accepted one (null when the method does not rank the expected one). */
+  set_holds_driver?: boolean | null;
 }
 
 /** Rounded so cases.json stays small; 1e-7 is far below 1/|S|. */
@@ -82,6 +86,13 @@ export function scoreCase(
       rank,
       n_candidates: n,
       q_targets: qTargets,
+      ...(r.predictionSet
+        ? {
+            set_size: r.predictionSet.size,
+            // A ligand experiment's accepted answers (the ligand or a receptor) count, as q* counts them.
+            set_holds_driver: rank === null ? null : c.accepted.some((a) => r.predictionSet!.has(a)),
+          }
+        : {}),
     });
   }
   return out;

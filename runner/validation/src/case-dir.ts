@@ -17,6 +17,7 @@ import { contrastFromDegList, readDeTable, type DeTable, scoringInputOf } from "
 import type { Model } from "@causeway/runner/model";
 import type { SymbolTable } from "@causeway/runner/symbols";
 import { statOf } from "./known-answers.ts";
+import { perturbationTypeOf } from "./perturbation-type.ts";
 import type { PreparedCase } from "./methods/method.ts";
 
 const CaseJson = z.object({
@@ -25,6 +26,7 @@ const CaseJson = z.object({
   accepted_targets: z.array(z.string()),
   source: z.string().optional(),
   split_group: z.string().nullable().optional(),
+  direction: z.string().nullable().optional(),
 });
 const SignedDegs = z.object({ up: z.array(z.string()), down: z.array(z.string()) });
 
@@ -33,6 +35,8 @@ export interface CaseFiles {
   id: string;
   source: string;
   splitGroup: string | null;
+  /** What was done to the cells (`direction` of case.json or cases.tsv: knockdown, stimulation, ...), or null. */
+  direction: string | null;
   expected: string;
   accepted: string[];
   degsJson: string;
@@ -49,6 +53,7 @@ export async function readCaseDir(dir: string): Promise<CaseFiles[]> {
   const { columns, rows } = parseTsv(await readFile(join(root, "cases.tsv"), "utf8"));
   const idCol = columns.indexOf("id");
   const sourceCol = columns.indexOf("source");
+  const directionCol = columns.indexOf("direction");
   if (idCol < 0) throw new Error(`${join(dir, "cases.tsv")}: no id column`);
   return Promise.all(
     rows.map(async (r) => {
@@ -62,6 +67,7 @@ export async function readCaseDir(dir: string): Promise<CaseFiles[]> {
         id: meta.id,
         source: meta.source ?? (sourceCol >= 0 ? r[sourceCol] : undefined) ?? basename(root),
         splitGroup: meta.split_group ?? null,
+        direction: meta.direction ?? (directionCol >= 0 ? r[directionCol] || null : null) ?? null,
         expected: symbolOf(meta.expected_target),
         accepted: meta.accepted_targets.map(symbolOf),
         degsJson: await readFile(join(caseDir, "degs.json"), "utf8"),
@@ -127,6 +133,8 @@ export function prepareCase(model: Model, files: CaseFiles): PreparedCase {
   // A signed list is scored as the command line scores the same {"up", "down"} file.
   const signs = signed ? signsOf(signed) : undefined;
   const contrast = contrastFromDegList(model, degs, table, signs);
+  // The type a submitter who knows the experiment would give (only v4 reads it).
+  const params = { ...VALIDATE_PARAMS, perturbation_type: perturbationTypeOf(files.direction) };
   const log2fc = new Map<string, number>();
   for (const [g, v] of contrast.log2fc) if (v !== null && Number.isFinite(v)) log2fc.set(g, v);
   return {
@@ -144,7 +152,7 @@ export function prepareCase(model: Model, files: CaseFiles): PreparedCase {
       scoringInputOf({
         model: m,
         contrast,
-        params: VALIDATE_PARAMS,
+        params,
         scoring: version,
         predictionId: "command-line",
         jobType: "target_id",

@@ -26,6 +26,12 @@ export interface MethodSummary {
   per_target_auroc: number;
   /** Targets the AUROC averages over. */
   auroc_targets: number;
+  /** Records of the method (cases it was asked to rank), and the share of them whose expected target it ranks. */
+  records: number;
+  ranked_share: number;
+  /** Over the ranked cases with a 90 % prediction set: the share whose set holds the driver, and the median set size. */
+  set_coverage: number;
+  median_set_size: number;
 }
 
 /**
@@ -104,7 +110,14 @@ export function summarizeMethod(
     xs.length ? xs.filter((x) => x <= limit).length / xs.length : NaN;
   const qStar = mine.flatMap((r) => (r.q_star === null ? [] : [r.q_star]));
   const { auroc, targets } = perTargetAuroc(mine, truth);
+  const withSet = mine.filter((r) => r.q !== null && r.set_size !== undefined);
   return {
+    records: mine.length,
+    ranked_share: mine.length ? q.length / mine.length : NaN,
+    set_coverage: withSet.length
+      ? withSet.filter((r) => r.set_holds_driver === true).length / withSet.length
+      : NaN,
+    median_set_size: median(withSet.map((r) => r.set_size!)),
     method,
     cases: q.length,
     median_q: median(q),
@@ -128,12 +141,12 @@ export function summaryTable(title: string, summaries: readonly MethodSummary[])
   const lines = [
     `### ${title}`,
     "",
-    "| method | cases | median q | mean q | top 1 % | top 5 % | top 10 % | per-target AUROC (targets) | median q* | top 5 % q* |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| method | cases | median q | mean q | top 1 % | top 5 % | top 10 % | per-target AUROC (targets) | median q* | top 5 % q* | ranked | 90 % set coverage | median set size |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const s of summaries)
     lines.push(
-      `| ${s.method} | ${s.cases} | ${fmtQ(s.median_q)} | ${fmtQ(s.mean_q)} | ${pct(s.top1)} | ${pct(s.top5)} | ${pct(s.top10)} | ${Number.isFinite(s.per_target_auroc) ? s.per_target_auroc.toFixed(3) : "–"} (${s.auroc_targets}) | ${fmtQ(s.median_q_star)} | ${pct(s.top5_q_star)} |`,
+      `| ${s.method} | ${s.cases} | ${fmtQ(s.median_q)} | ${fmtQ(s.mean_q)} | ${pct(s.top1)} | ${pct(s.top5)} | ${pct(s.top10)} | ${Number.isFinite(s.per_target_auroc) ? s.per_target_auroc.toFixed(3) : "–"} (${s.auroc_targets}) | ${fmtQ(s.median_q_star)} | ${pct(s.top5_q_star)} | ${pct(s.ranked_share)} | ${pct(s.set_coverage)} | ${Number.isFinite(s.median_set_size) ? s.median_set_size : "–"} |`,
     );
   lines.push("");
   return lines;

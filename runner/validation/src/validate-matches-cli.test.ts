@@ -21,6 +21,7 @@ import {
 import { parseTsv } from "@causeway/runner/artifacts";
 import { ScoringVersion } from "@causeway/runner/scoring";
 import { scoreCase } from "./benchmark.ts";
+import { perturbationTypeOf } from "./perturbation-type.ts";
 import { prepareCase, readCaseDir, type CaseFiles } from "./case-dir.ts";
 import { defaultNetworkContext } from "./context.ts";
 import type { PreparedCase, RankingMethod, ValidationContext } from "./methods/method.ts";
@@ -84,6 +85,9 @@ async function cliRankPercentage(
     dir,
     "--model-version",
     version,
+    // What validate passes v4 (the other versions ignore it): the case's type, as its submitter would give it.
+    "--perturbation-type",
+    perturbationTypeOf(f.direction),
   ];
   if (f.deTable !== null) {
     const table = join(work, `${c.id}.de_table.tsv`);

@@ -44,6 +44,8 @@ export interface Ranking {
   ranks: Float64Array;
   /** Position of a symbol in `candidates`, or −1. */
   indexOf(symbol: string): number;
+  /** A model's 90 % prediction set (model v4), when it reports one: its size and membership by candidate. */
+  predictionSet?: { size: number; has(symbol: string): boolean };
 }
 
 export interface RankingMethod {

@@ -26,7 +26,18 @@ export const modelVersionMethods: MethodFactory = async (ctx) => {
         const { rows } = scoring.score(c.scoringInput(model, version));
         const ranks = new Float64Array(model.nSources);
         for (const r of rows) ranks[model.sourceIndex(symbolOf(r.id))] = r.rank;
-        return { candidates: model.sourceSymbols, ranks, indexOf: (s) => model.sourceIndex(s) };
+        const ranking: Ranking = {
+          candidates: model.sourceSymbols,
+          ranks,
+          indexOf: (s) => model.sourceIndex(s),
+        };
+        if (rows[0] && typeof rows[0].in_prediction_set === "boolean") {
+          const members = new Set(
+            rows.filter((r) => r.in_prediction_set === true).map((r) => symbolOf(r.id)),
+          );
+          ranking.predictionSet = { size: members.size, has: (s) => members.has(s) };
+        }
+        return ranking;
       },
     });
   }

@@ -1,0 +1,387 @@
+/**
+ * The per-candidate features model v4 scores (runner/docs/model-v4.md). One function, read by
+ * the scorer and by the research harness that fitted its weights (runner/validation/src/fit-v4.ts),
+ * so the shipped score is computed from exactly the numbers the fit saw.
+ *
+ * Data evidence (from v3's evidence, plus raw influence and a DE-table ULM), and where the
+ * candidate sits in the network (transcription factor, or how many signalling steps above one;
+ * whether it heads a signalling cascade, as ligands do, or is reached from such a head, as
+ * receptors are). The network alone says where a candidate sits, so any model version's network
+ * gets the same annotation without a gene list.
+ */
+import type { Model } from "../../model/index.ts";
+import type { ScoreTargetsResult } from "../score-targets-v1.ts";
+import type { ScoreTargetsV2Input } from "../score-targets-v2.ts";
+import { ulmActivity } from "../ulm.ts";
+
+/** What the submitter says they did to the cells; conditions v4's class prior. */
+export const PERTURBATION_TYPES = [
+  "ligand",
+  "drug",
+  "knockout",
+  "knockdown",
+  "overexpression",
+  "unknown",
+] as const;
+export type PerturbationType = (typeof PERTURBATION_TYPES)[number];
+
+/**
+ * What the job's DEG evidence is: a DE table (fold changes of every measured gene), a signed
+ * list (DEGs up and down), a one-sided list (signs given, all the same way: e.g. only the genes
+ * a knockdown raised), or an unsigned list. Each kind has its own calibration: the same model
+ * is more or less sure of itself depending on what it was given.
+ */
+export const LIST_KINDS = ["table", "signed", "one_sided", "unsigned"] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">): ListKind {
+  if (tableFoldChanges(input)) return "table";
+  let up = false;
+  let down = false;
+  for (const g of input.degs) {
+    const v = input.log2fc?.get(g);
+    if (v === null || v === undefined || !Number.isFinite(v)) continue;
+    if (v > 0) up = true;
+    else if (v < 0) down = true;
+  }
+  return up && down ? "signed" : up || down ? "one_sided" : "unsigned";
+}
+
+/** DEG lists shorter than this are `short` for calibration: a short list says less. */
+export const SHORT_LIST = 100;
+export const LIST_SIZES = ["short", "long"] as const;
+export type ListSize = (typeof LIST_SIZES)[number];
+export const listSizeOf = (nDegs: number): ListSize => (nDegs < SHORT_LIST ? "short" : "long");
+
+/** Feature names, in column order of the feature matrix. */
+export const V4_FEATURES = [
+  // data evidence
+  "propagated",
+  "tf_binding",
+  "tf_coexpression",
+  "kinase",
+  "ulm",
+  "direct",
+  "raw_influence",
+  "ulm_table",
+  "has_table",
+  "layer_rank",
+  "layer_top",
+  "downstream_tf",
+  "propagated_signaling",
+  // where the candidate sits, and how popular it is
+  "log_out_degree",
+  "tf_layers",
+  "kinase_layers",
+  "is_tf",
+  "steps_1",
+  "steps_2",
+  "steps_3",
+  "apex",
+  "below_apex",
+  "log_signaling_in",
+] as const;
+export type V4Feature = (typeof V4_FEATURES)[number];
+export const N_V4_FEATURES = V4_FEATURES.length;
+
+/** Position features of each source of a model (bundle row order), computed once per model. */
+export interface SourceClasses {
+  isTf: Uint8Array;
+  /** Signalling steps to the nearest transcription factor (0 for a TF, 255 when none). */
+  steps: Uint8Array;
+  apex: Uint8Array;
+  belowApex: Uint8Array;
+  signalingIn: Int32Array;
+  signalingOut: Int32Array;
+}
+
+const classCache = new WeakMap<Model, SourceClasses>();
+
+export function sourceClasses(model: Model): SourceClasses {
+  const cached = classCache.get(model);
+  if (cached) return cached;
+  const g = model.graph;
+  const nNodes = g.nodeIds.length;
+  const { indptr, indices } = g.p;
+  const tfNode = new Uint8Array(nNodes);
+  const sigIn = new Int32Array(nNodes);
+  const sigOut = new Int32Array(nNodes);
+  for (let u = 0; u < nNodes; u++)
+    for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
+      const v = indices[e]!;
+      if (g.isRna[v] === 1) tfNode[u] = 1;
+      else {
+        sigOut[u]!++;
+        sigIn[v]!++;
+      }
+    }
+  // Breadth-first over reversed signalling edges from every TF: steps to the nearest TF.
+  const steps = new Uint8Array(nNodes).fill(255);
+  const preds: number[][] = Array.from({ length: nNodes }, () => []);
+  for (let u = 0; u < nNodes; u++)
+    for (let e = indptr[u]!; e < indptr[u + 1]!; e++)
+      if (g.isRna[indices[e]!] !== 1) preds[indices[e]!]!.push(u);
+  let frontier: number[] = [];
+  for (let u = 0; u < nNodes; u++)
+    if (tfNode[u] === 1) {
+      steps[u] = 0;
+      frontier.push(u);
+    }
+  for (let d = 1; frontier.length > 0 && d < 255; d++) {
+    const next: number[] = [];
+    for (const v of frontier)
+      for (const u of preds[v]!)
+        if (steps[u] === 255) {
+          steps[u] = d;
+          next.push(u);
+        }
+    frontier = next;
+  }
+  const apexNode = new Uint8Array(nNodes);
+  for (let u = 0; u < nNodes; u++)
+    if (g.isRna[u] !== 1 && tfNode[u] === 0 && sigIn[u] === 0 && sigOut[u]! > 0) apexNode[u] = 1;
+  const belowApexNode = new Uint8Array(nNodes);
+  for (let u = 0; u < nNodes; u++)
+    if (apexNode[u] === 1)
+      for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
+        const v = indices[e]!;
+        if (g.isRna[v] !== 1 && tfNode[v] === 0) belowApexNode[v] = 1;
+      }
+  const nS = model.nSources;
+  const out: SourceClasses = {
+    isTf: new Uint8Array(nS),
+    steps: new Uint8Array(nS),
+    apex: new Uint8Array(nS),
+    belowApex: new Uint8Array(nS),
+    signalingIn: new Int32Array(nS),
+    signalingOut: new Int32Array(nS),
+  };
+  for (let s = 0; s < nS; s++) {
+    const u = g.proteinNodes[model.sourceProteins[s]!]!;
+    out.isTf[s] = tfNode[u]!;
+    out.steps[s] = steps[u]!;
+    out.apex[s] = apexNode[u]!;
+    out.belowApex[s] = belowApexNode[u]!;
+    out.signalingIn[s] = sigIn[u]!;
+    out.signalingOut[s] = sigOut[u]!;
+  }
+  classCache.set(model, out);
+  return out;
+}
+
+const layerCounts = new WeakMap<Model, { tf: Int32Array; kinase: Int32Array }>();
+
+/** Per source, how many TF layers and kinase layers of the model hold a set of it. */
+export function layerMembership(model: Model): { tf: Int32Array; kinase: Int32Array } {
+  const cached = layerCounts.get(model);
+  if (cached) return cached;
+  const tf = new Int32Array(model.nSources);
+  const kinase = new Int32Array(model.nSources);
+  for (const layer of model.layers)
+    for (const reg of layer.sets.keys()) {
+      const s = model.sourceIndex(reg);
+      if (s >= 0) (layer.kind === "kinase" ? kinase : tf)[s]!++;
+    }
+  const out = { tf, kinase };
+  layerCounts.set(model, out);
+  return out;
+}
+
+const evidence = (p: unknown): number =>
+  typeof p === "number" && Number.isFinite(p) && p > 0 ? Math.log1p(Math.max(0, -Math.log10(p))) : 0;
+const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
+
+/**
+ * A DE table's fold changes over the genes it measured, or null for a bare (or signed) list:
+ * a table measures far more genes than it calls DEGs.
+ */
+export function tableFoldChanges(
+  input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">,
+): Map<string, number> | null {
+  if (!input.log2fc) return null;
+  const out = new Map<string, number>();
+  for (const [g, v] of input.log2fc) if (v !== null && Number.isFinite(v)) out.set(g, v);
+  return out.size >= Math.max(200, 2 * input.degs.length) ? out : null;
+}
+
+/**
+ * The feature matrix (candidate-major, nS × N_V4_FEATURES, bundle row order) of one job, from
+ * its input and its v3 result (which carries the propagated, layer, ULM and direct-target evidence).
+ */
+export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): Float64Array {
+  const { model } = input;
+  const nS = model.nSources;
+  const F = N_V4_FEATURES;
+  const x = new Float64Array(nS * F);
+  const cls = sourceClasses(model);
+  const layers = layerMembership(model);
+
+  // Raw influence Σ_d I(s,d) on a log scale, standardized over the candidates: the softmax
+  // compares candidates within a job, and the scale keeps one weight meaningful across DEG counts.
+  const cols: number[] = [];
+  for (const d of input.degs) {
+    const j = model.rnaIndex(d);
+    if (j >= 0) cols.push(j);
+  }
+  const raw = new Float64Array(nS);
+  for (let s = 0; s < nS; s++) {
+    const row = model.sourceRow(s);
+    let sum = 0;
+    for (const j of cols) sum += row[j]!;
+    raw[s] = Math.log(sum + 1e-9);
+  }
+  standardize(raw);
+
+  const table = tableFoldChanges(input);
+  const ulmTable = table ? ulmActivity(model, table, 5, true).t : null;
+
+  const col = (name: V4Feature): number => V4_FEATURES.indexOf(name);
+  const [cProp, cTfB, cTfC, cKin, cUlm, cDir] = [
+    col("propagated"),
+    col("tf_binding"),
+    col("tf_coexpression"),
+    col("kinase"),
+    col("ulm"),
+    col("direct"),
+  ];
+  for (const r of v3.rows) {
+    const s = model.sourceIndex(symbolOf(r.id));
+    const o = s * F;
+    x[o + cProp] = evidence(r.pvalue_propagated);
+    x[o + cTfB] = evidence(r.pvalue_tf_binding);
+    x[o + cTfC] = evidence(r.pvalue_tf_coexpression);
+    x[o + cKin] = evidence(r.pvalue_kinase);
+    x[o + cUlm] = typeof r.ulm_t === "number" ? Math.log1p(Math.abs(r.ulm_t)) : 0;
+    x[o + cDir] = evidence(r.pvalue_direct);
+  }
+  const ids = model.sourceSymbols;
+  for (let s = 0; s < nS; s++) {
+    const o = s * F;
+    const t = ulmTable ? ulmTable[s]! : NaN;
+    x[o + col("raw_influence")] = raw[s]!;
+    x[o + col("ulm_table")] = Number.isFinite(t) ? Math.log1p(Math.abs(t)) : 0;
+    x[o + col("has_table")] = ulmTable && Number.isFinite(t) ? 1 : 0;
+    x[o + col("log_out_degree")] = Math.log1p(model.outDegree(ids[s]!));
+    x[o + col("tf_layers")] = layers.tf[s]!;
+    x[o + col("kinase_layers")] = layers.kinase[s]!;
+    x[o + col("is_tf")] = cls.isTf[s]!;
+    x[o + col("steps_1")] = cls.steps[s] === 1 ? 1 : 0;
+    x[o + col("steps_2")] = cls.steps[s] === 2 ? 1 : 0;
+    x[o + col("steps_3")] = cls.steps[s]! >= 3 && cls.isTf[s] === 0 ? 1 : 0;
+    x[o + col("apex")] = cls.apex[s]!;
+    x[o + col("below_apex")] = cls.belowApex[s]!;
+    x[o + col("log_signaling_in")] = Math.log1p(cls.signalingIn[s]!);
+  }
+  deriveFeatures(model, x);
+  return x;
+}
+
+/**
+ * The features computed from the others (the research harness derives them from its cache the
+ * same way): layer ranks, downstream TF evidence, and the propagated evidence of a candidate
+ * that is not a transcription factor (a receptor or kinase has no regulon of its own: the walk
+ * through its signalling edges is its main evidence, so it may weigh differently).
+ */
+export function deriveFeatures(model: Model, x: Float64Array): void {
+  const nS = model.nSources;
+  layerRanks(x, nS);
+  downstreamTfEvidence(model, x);
+  const F = N_V4_FEATURES;
+  const [cProp, cTf, cOut] = (["propagated", "is_tf", "propagated_signaling"] as const).map((f) =>
+    V4_FEATURES.indexOf(f),
+  );
+  for (let s = 0; s < nS; s++) x[s * F + cOut!] = x[s * F + cTf!] === 1 ? 0 : x[s * F + cProp!]!;
+}
+
+/** Signalling steps a candidate's evidence is gathered over in `downstream_tf`. */
+const DOWNSTREAM_STEPS = 3;
+
+/**
+ * Evidence that depends on where a candidate sits: the activity evidence of the transcription
+ * factors a signalling protein reaches (ULM on the list and on the table, and the TF layers),
+ * averaged along its signalling out-edges (each step splits by the walk's transition weights)
+ * over up to three steps. A receptor whose TFs moved scores high without being a hub: the
+ * average, not the sum, is taken.
+ */
+export function downstreamTfEvidence(model: Model, x: Float64Array): void {
+  const F = N_V4_FEATURES;
+  const nS = model.nSources;
+  const g = model.graph;
+  const nP = g.proteinNodes.length;
+  const cols = (["ulm", "ulm_table", "tf_binding", "tf_coexpression"] as const).map((f) =>
+    V4_FEATURES.indexOf(f),
+  );
+  // TF activity evidence per protein (layer index); 0 for proteins that are not candidates.
+  const tfEv = new Float64Array(nP);
+  const cls = sourceClasses(model);
+  for (let s = 0; s < nS; s++) {
+    if (cls.isTf[s] !== 1) continue;
+    let e = 0;
+    for (const c of cols) e += x[s * F + c]!;
+    tfEv[model.sourceProteins[s]!] = e;
+  }
+  const { indptr, indices, data } = g.p;
+  let d = Float64Array.from(tfEv);
+  const acc = new Float64Array(nP);
+  for (let step = 0; step < DOWNSTREAM_STEPS; step++) {
+    const next = new Float64Array(nP);
+    for (let p = 0; p < nP; p++) {
+      const u = g.proteinNodes[p]!;
+      let w = 0;
+      let v = 0;
+      for (let e = indptr[u]!; e < indptr[u + 1]!; e++) {
+        const t = indices[e]!;
+        if (g.isRna[t] === 1) continue;
+        w += data[e]!;
+        v += data[e]! * d[g.layerIndex[t]!]!;
+      }
+      next[p] = w > 0 ? v / w : 0;
+    }
+    for (let p = 0; p < nP; p++) acc[p] = Math.max(acc[p]!, next[p]!);
+    d = next;
+  }
+  const c = V4_FEATURES.indexOf("downstream_tf");
+  for (let s = 0; s < nS; s++) x[s * F + c] = acc[model.sourceProteins[s]!]!;
+}
+
+/**
+ * The layer evidence as ranks, as a ChEA3/KEA3 integration reads its libraries: per layer group,
+ * each candidate's scaled rank among the candidates with evidence in it (1 best, 0 without), then
+ * their mean over the groups that hold the candidate (`layer_rank`) and their best (`layer_top`).
+ * Ranks do not saturate when a long DEG list makes every Fisher p tiny.
+ */
+export function layerRanks(x: Float64Array, nS: number): void {
+  const F = N_V4_FEATURES;
+  const groups = (["tf_binding", "tf_coexpression", "kinase"] as const).map((g) => V4_FEATURES.indexOf(g));
+  const sum = new Float64Array(nS);
+  const held = new Int32Array(nS);
+  const top = new Float64Array(nS);
+  for (const c of groups) {
+    const withEv: number[] = [];
+    for (let s = 0; s < nS; s++) if (x[s * F + c]! > 0) withEv.push(s);
+    withEv.sort((a, b) => x[b * F + c]! - x[a * F + c]! || a - b);
+    const m = withEv.length;
+    withEv.forEach((s, r) => {
+      const v = m > 1 ? 1 - r / (m - 1) : 1;
+      sum[s] = sum[s]! + v;
+      held[s]!++;
+      top[s] = Math.max(top[s]!, v);
+    });
+  }
+  const cRank = V4_FEATURES.indexOf("layer_rank");
+  const cTop = V4_FEATURES.indexOf("layer_top");
+  for (let s = 0; s < nS; s++) {
+    x[s * F + cRank] = held[s]! > 0 ? sum[s]! / held[s]! : 0;
+    x[s * F + cTop] = top[s]!;
+  }
+}
+
+function standardize(v: Float64Array): void {
+  let m = 0;
+  for (const a of v) m += a;
+  m /= v.length;
+  let ss = 0;
+  for (const a of v) ss += (a - m) * (a - m);
+  const sd = Math.sqrt(ss / v.length) || 1;
+  for (let i = 0; i < v.length; i++) v[i] = (v[i]! - m) / sd;
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import { toySymbols } from "../../../test/fixtures/model/toy.ts";
+import { V4_EXTRA_COLUMNS } from "@causeway/contract";
+import { buildModel } from "../../model/model-import.ts";
+import { scoreTargetsV3 } from "../score-targets-v3.ts";
+import {
+  LIST_KINDS,
+  LIST_SIZES,
+  N_V4_FEATURES,
+  PERTURBATION_TYPES,
+  V4_FEATURES,
+  layerRanks,
+  listKindOf,
+  sourceClasses,
+  v4Features,
+  type PerturbationType,
+} from "./features.ts";
+import { scoreTargetsV4, softmax, weightsFor, type ScoreTargetsV4Input } from "./score-targets-v4.ts";
+import type { V4Model } from "./weights.ts";
+
+// L: a ligand (no signalling in-edge) on receptor R; R signals to kinase K, K to TF A; A and
+// the hub TF H regulate the genes.
+const GENES = ["x", "y", "z", "w", "g1", "g2", "g3", "g4", "g5", "g6", "g7", "g8"];
+const NETWORK = [
+  "source\ttarget\tsign\tedge_type\tresource\tevidence",
+  "L|PROTEIN\tR|PROTEIN\t1\tsignaling\tToy\t",
+  "R|PROTEIN\tK|PROTEIN\t1\tsignaling\tToy\t",
+  "K|PROTEIN\tA|PROTEIN\t1\tsignaling\tToy\t",
+  "A|PROTEIN\tx|RNA\t1\ttranscriptional\tToy\t",
+  "A|PROTEIN\ty|RNA\t1\ttranscriptional\tToy\t",
+  "A|PROTEIN\tz|RNA\t-1\ttranscriptional\tToy\t",
+  ...["g1", "g2", "g3", "g4", "g5", "g6", "w"].map((g) => `H|PROTEIN\t${g}|RNA\t1\ttranscriptional\tToy\t`),
+].join("\n");
+const SYMBOLS = toySymbols(["H", "K", "L", "R", ...GENES.filter((g) => !["x", "y", "z"].includes(g))]);
+
+const noTypes = (): V4Model["byType"] => ({
+  ligand: {},
+  drug: {},
+  knockout: {},
+  knockdown: {},
+  overexpression: {},
+  unknown: {},
+});
+const thresholds = (value: number, rule: "aps" | "top" = "aps"): V4Model["predictionSet"] =>
+  Object.fromEntries(
+    PERTURBATION_TYPES.flatMap((t) =>
+      LIST_KINDS.flatMap((k) => LIST_SIZES.map((z) => [`${t}/${k}/${z}`, { rule, value }])),
+    ),
+  ) as V4Model["predictionSet"];
+const toyModel = (m: Partial<V4Model>): V4Model => ({
+  shared: {},
+  byType: noTypes(),
+  byKind: { table: {}, signed: {}, one_sided: {}, unsigned: {} },
+  byGroup: {},
+  temperature: 1,
+  predictionSet: thresholds(0.9),
+  ...m,
+});
+
+describe("model v4 scoring", async () => {
+  const model = await buildModel({
+    network: NETWORK,
+    symbols: SYMBOLS,
+    threads: 1,
+    version: "toy-v4",
+    scoring: "v4",
+  });
+  const degs = ["x", "y", "z"];
+  const input: ScoreTargetsV4Input = {
+    model,
+    universe: GENES,
+    degs,
+    degSignificanceFold: 1,
+    minMeanExpression: 0.1,
+    isDegSymbols: new Set(degs),
+    nRandomizations: 0,
+    seedSource: "toy/",
+    log2fc: new Map([
+      ["x", 2],
+      ["y", 1.5],
+      ["z", -1],
+    ]),
+    jobType: "target_validation",
+  };
+  const row = (res: ReturnType<typeof scoreTargetsV4>, s: string) =>
+    res.rows.find((r) => r.id === `${s}|PROTEIN`)!;
+
+  it("places each candidate from the network alone: TF, steps above a TF, cascade head, below the head", () => {
+    const cls = sourceClasses(model);
+    const at = (s: string) => model.sourceIndex(s);
+    expect(cls.isTf[at("A")]).toBe(1);
+    expect(cls.steps[at("K")]).toBe(1);
+    expect(cls.steps[at("R")]).toBe(2);
+    expect(cls.steps[at("L")]).toBe(3);
+    expect(cls.apex[at("L")]).toBe(1);
+    expect(cls.apex[at("K")]).toBe(0);
+    expect(cls.belowApex[at("R")]).toBe(1);
+    expect(cls.belowApex[at("K")]).toBe(0);
+  });
+
+  it("scores the weighted features of the submitter's type, and ranks by that score", () => {
+    const m = toyModel({ shared: { propagated: 1 }, byType: { ...noTypes(), ligand: { apex: 3 } } });
+    const x = v4Features(input, scoreTargetsV3(input));
+    for (const type of ["ligand", "unknown"] as PerturbationType[]) {
+      const res = scoreTargetsV4({ ...input, v4: m, perturbationType: type });
+      const w = weightsFor(m, type, "signed");
+      for (const s of ["A", "L", "H"]) {
+        const i = model.sourceIndex(s);
+        const expected = V4_FEATURES.reduce((a, _, f) => a + w[f]! * x[i * N_V4_FEATURES + f]!, 0);
+        expect(row(res, s).score).toBeCloseTo(expected, 12);
+      }
+      const scores = res.rows.map((r) => r.score);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    }
+    const asLigand = scoreTargetsV4({ ...input, v4: m, perturbationType: "ligand" });
+    const untyped = scoreTargetsV4({ ...input, v4: m });
+    expect(row(asLigand, "L").rank).toBeLessThan(row(untyped, "L").rank);
+    expect(row(untyped, "L").perturbation_type).toBe("unknown");
+  });
+
+  it("gives probabilities that sum to 1, sharpen as the temperature falls, and a set that reaches the threshold", () => {
+    const m = toyModel({ shared: { propagated: 2, ulm: 1 }, predictionSet: thresholds(0.5) });
+    const res = scoreTargetsV4({ ...input, v4: m });
+    const total = res.rows.reduce((a, r) => a + (r.probability as number), 0);
+    expect(total).toBeCloseTo(1, 12);
+    const inSet = res.rows.filter((r) => r.in_prediction_set === true);
+    const mass = inSet.reduce((a, r) => a + (r.probability as number), 0);
+    expect(mass).toBeGreaterThanOrEqual(0.5);
+    // The fewest: without its least probable member the set falls short.
+    const least = Math.min(...inSet.map((r) => r.probability as number));
+    expect(mass - least).toBeLessThan(0.5);
+    expect(res.rows.every((r) => r.prediction_set_size === inSet.length)).toBe(true);
+    const sharp = scoreTargetsV4({ ...input, v4: { ...m, temperature: 0.5 } });
+    const top = res.rows[0]!.id;
+    expect(sharp.rows.find((r) => r.id === top)!.probability as number).toBeGreaterThan(
+      res.rows[0]!.probability as number,
+    );
+    const all = scoreTargetsV4({ ...input, v4: { ...m, predictionSet: thresholds(1) } });
+    expect(all.rows.filter((r) => r.in_prediction_set === true).length).toBe(all.rows.length);
+    const top3 = scoreTargetsV4({ ...input, v4: { ...m, predictionSet: thresholds(3, "top") } });
+    expect(top3.rows.map((r) => r.in_prediction_set)).toEqual(top3.rows.map((_, i) => i < 3));
+    expect(top3.rows[0]!.prediction_set_size).toBe(3);
+  });
+
+  it("reads a DE table's fold changes (not a bare list's) into the table ULM, and names the list kind", () => {
+    expect(listKindOf(input)).toBe("signed");
+    expect(listKindOf({ ...input, log2fc: new Map([["x", 1]]) })).toBe("one_sided");
+    expect(listKindOf({ ...input, log2fc: undefined })).toBe("unsigned");
+    const table = new Map(Array.from({ length: 300 }, (_, i) => [`gene${i}`, i % 2 ? 1 : -1]));
+    expect(listKindOf({ ...input, log2fc: table })).toBe("table");
+    const noTable = v4Features(input, scoreTargetsV3(input));
+    const c = V4_FEATURES.indexOf("has_table");
+    expect(
+      Array.from({ length: model.nSources }, (_, s) => noTable[s * N_V4_FEATURES + c]).every((v) => v === 0),
+    ).toBe(true);
+  });
+
+  it("turns layer evidence into within-job ranks: mean over the groups holding a candidate, and the best", () => {
+    const F = N_V4_FEATURES;
+    const x = new Float64Array(3 * F);
+    const at = (s: number, f: string) => s * F + V4_FEATURES.indexOf(f as (typeof V4_FEATURES)[number]);
+    // tf_binding: candidate 0 strongest, then 1; kinase: only candidate 1; candidate 2: nothing.
+    x[at(0, "tf_binding")] = 2;
+    x[at(1, "tf_binding")] = 1;
+    x[at(1, "kinase")] = 0.5;
+    layerRanks(x, 3);
+    expect(x[at(0, "layer_rank")]).toBe(1);
+    expect(x[at(1, "layer_rank")]).toBe(0.5);
+    expect(x[at(1, "layer_top")]).toBe(1);
+    expect(x[at(2, "layer_rank")]).toBe(0);
+    expect(x[at(2, "layer_top")]).toBe(0);
+  });
+
+  it("writes every extra column it declares", () => {
+    const res = scoreTargetsV4(input);
+    expect(res.extraColumns).toEqual(V4_EXTRA_COLUMNS);
+    for (const col of V4_EXTRA_COLUMNS) expect(res.rows[0]).toHaveProperty(col);
+    expect(softmax(Float64Array.from([0, 0]), 1)).toEqual(Float64Array.from([0.5, 0.5]));
+  });
+});
