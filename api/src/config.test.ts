@@ -29,6 +29,7 @@ describe("loadConfig", () => {
     });
     expect(c.model.defaultVersion).toBeUndefined();
     expect(c.model.versions).toEqual([
+      { version: "v4", scoring: "v4" },
       { version: "v3", scoring: "v3" },
       { version: "v1", scoring: "v1" },
       { version: "v2", scoring: "v2" },
@@ -40,8 +41,8 @@ describe("loadConfig", () => {
       { version: "2026-11", scoring: "v2" },
       { version: "v1", scoring: "v1" },
     ]);
-    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v4" })).toThrow(
-      /v4: expected NAME or NAME=v1\|v2\|v3/,
+    expect(() => loadConfig({ CAUSEWAY_MODEL_VERSIONS: "v9" })).toThrow(
+      /v9: expected NAME or NAME=v1\|v2\|v3\|v4/,
     );
   });
 

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import {
   defaultModelBundleCacheDir,
+  SCORING_VERSIONS,
   ScoringVersion,
   type FsStorageSettings,
   type S3StorageSettings,
@@ -86,13 +87,13 @@ export const ConfigEnv = z.object({
   /** Imported bundles are cached here by their inputs' hash and reused by other data directories; "off" disables. */
   CAUSEWAY_MODEL_CACHE_DIR: z.string().min(1).optional(),
   /**
-   * Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1, v2 and
-   * v3 name their own scoring). The first is the default of a fresh service: v3, the best on the
-   * known-answer benchmarks (runner/docs/model-v3.md).
+   * Versions imported from CAUSEWAY_MODEL at start: `NAME[=SCORING]`, comma-separated (v1 to v4
+   * name their own scoring). The first is the default of a fresh service: v4, the best on both
+   * known-answer development sets under grouped cross-validation (runner/docs/model-v4.md).
    */
   CAUSEWAY_MODEL_VERSIONS: z
     .string()
-    .default("v3,v1,v2")
+    .default("v4,v3,v1,v2")
     .transform((s, ctx) => {
       const out: { version: string; scoring: ScoringVersion }[] = [];
       for (const item of s
@@ -102,7 +103,10 @@ export const ConfigEnv = z.object({
         const [version = "", scoring = version] = item.split("=");
         const parsed = ScoringVersion.safeParse(scoring);
         if (!parsed.success || version.length === 0 || version.length > 128) {
-          ctx.addIssue({ code: "custom", message: `${item}: expected NAME or NAME=v1|v2|v3` });
+          ctx.addIssue({
+            code: "custom",
+            message: `${item}: expected NAME or NAME=${SCORING_VERSIONS.join("|")}`,
+          });
           return z.NEVER;
         }
         out.push({ version, scoring: parsed.data });

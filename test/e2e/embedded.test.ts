@@ -229,14 +229,15 @@ describe("embedded service on the Kang 2018 data", () => {
     expect(Buffer.from(await graph.arrayBuffer()).subarray(0, 8)).toEqual(png.subarray(0, 8));
   });
 
-  it("holds model versions v3 (the default), v1 and v2: model_version selects one end to end, an unknown one is refused, the admin picks the default", async () => {
+  it("holds model versions v4 (the default), v3, v1 and v2: model_version selects one end to end, an unknown one is refused, the admin picks the default", async () => {
     const listed = JSON.parse((await admin("models", "list", "--json")).trim().split("\n").at(-1)!) as {
       version: string;
       scoring: string;
       default: boolean;
     }[];
     expect(listed.map((m) => [m.version, m.scoring, m.default])).toEqual([
-      ["v3", "v3", true],
+      ["v4", "v4", true],
+      ["v3", "v3", false],
       ["v1", "v1", false],
       ["v2", "v2", false],
     ]);
@@ -304,7 +305,7 @@ describe("embedded service on the Kang 2018 data", () => {
       await file(join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad")),
       "cd14mono.h5ad",
     );
-    const v3Done = await waitDone(
+    const defaultDone = await waitDone(
       key,
       (
         await json<{ prediction_id: string }>(
@@ -312,11 +313,11 @@ describe("embedded service on the Kang 2018 data", () => {
         )
       ).prediction_id,
     );
-    expect(v3Done.status, JSON.stringify(v3Done)).toBe("completed");
-    expect(await runMetadata(v3Done)).toMatchObject({ model_version: "v3", scoring: { version: "v3" } });
-    const v3Rows = v3Done.results as { id: string; rank_percentage: number }[];
+    expect(defaultDone.status, JSON.stringify(defaultDone)).toBe("completed");
+    expect(await runMetadata(defaultDone)).toMatchObject({ model_version: "v4", scoring: { version: "v4" } });
+    const defaultRows = defaultDone.results as { id: string; rank_percentage: number }[];
     for (const s of ["STAT1", "STAT2", "IRF9"])
-      expect(v3Rows.find((r) => r.id === `${s}|PROTEIN`)?.rank_percentage, s).toBeLessThanOrEqual(0.01);
+      expect(defaultRows.find((r) => r.id === `${s}|PROTEIN`)?.rank_percentage, s).toBeLessThanOrEqual(0.01);
 
     await admin("models", "set-default", "v2");
     try {
@@ -325,7 +326,7 @@ describe("embedded service on the Kang 2018 data", () => {
         model_version: "v2",
       });
     } finally {
-      await admin("models", "set-default", "v3");
+      await admin("models", "set-default", "v4");
     }
     await expect(admin("models", "set-default", "v9")).rejects.toThrow(/no model version v9/);
   });

@@ -26,7 +26,7 @@ export const SCORINGS: { readonly [V in ScoringVersion]: Scoring } = {
  * `default_model` of `npm run validate`'s report. (The service's default is the first version of
  * CAUSEWAY_MODEL_VERSIONS at first start.)
  */
-export const DEFAULT_SCORING_VERSION: ScoringVersion = "v3";
+export const DEFAULT_SCORING_VERSION: ScoringVersion = "v4";
 
 export function scoringOf(version: ScoringVersion): Scoring {
   return SCORINGS[version];
