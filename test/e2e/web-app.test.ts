@@ -35,15 +35,40 @@ let key: string;
 let targetIdPrediction: string;
 let validationId: string;
 const refused: string[] = [];
+const consoleErrors: string[] = [];
 let dialogs = 0;
 
+const WIDE = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * Screenshots of the page at 1440×900 and 390×844 (kept in SHOTS); at 390 px nothing may be
+ * wider than the screen.
+ */
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize(WIDE);
+  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
+  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
+  await page.setViewportSize(WIDE);
 }
 
 async function expectAccessible(name: string): Promise<void> {
   const violations = await seriousViolations(page);
   expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
+}
+
+/** Target rows wholly inside the first screen (scrolled to the top). */
+async function rowsOnFirstScreen(): Promise<number> {
+  await page.setViewportSize(WIDE);
+  await page.evaluate("window.scrollTo(0, 0)");
+  // Evaluated in the page (this file is compiled without the DOM's types).
+  return (await page.evaluate(
+    `[...document.querySelectorAll('[data-testid="target-row"]')].filter((r) => r.getBoundingClientRect().bottom <= ${WIDE.height}).length`,
+  )) as number;
 }
 
 async function kangForm(jobType: string): Promise<FormData> {
@@ -78,12 +103,14 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     });
     expect(res.status).toBe(202);
     targetIdPrediction = ((await res.json()) as { prediction_id: string }).prediction_id;
-    chrome = await launchChromium();
+    chrome = await launchChromium(WIDE);
     page = chrome.context.pages()[0] ?? (await chrome.context.newPage());
     page.on("console", (m) => {
-      if (/Refused to (execute|evaluate|load the script|connect)|unsafe-eval/.test(m.text()))
-        refused.push(m.text());
+      if (/Refused to|unsafe-eval|Content Security Policy/.test(m.text()))
+        refused.push(`${page.url()}: ${m.text()}`);
+      if (m.type() === "error" || m.type() === "warning") consoleErrors.push(`${page.url()}: ${m.text()}`);
     });
+    page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
     page.on("dialog", (d) => {
       dialogs++;
       void d.dismiss();
@@ -101,6 +128,8 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await page.fill('input[name="api_key"]', "cw_wrong_key");
     await page.click('button[type="submit"]');
     await expect.poll(() => page.textContent('[role="alert"]')).toContain("did not accept this API key");
+    // The refused key's 401 is the one error this test provokes on purpose.
+    consoleErrors.length = 0;
     await shot("01-sign-in");
     await expectAccessible("sign-in");
     await signIn(page, server.base, key);
@@ -150,13 +179,38 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     const dataset = await page.textContent('[data-testid="dataset-card"]');
     expect(dataset).toMatch(/DEGs\s*\d+/);
     expect(dataset).toContain("did not record them");
+    expect(await rowsOnFirstScreen(), "target rows on the first screen at 1440×900").toBeGreaterThanOrEqual(
+      10,
+    );
+    // Ranks are counted from 1 on screen; the API keeps its own (from 0).
+    const api = await fetch(`${server.base}/v1/predictions/${validationId}/targets?q=STAT1&limit=1`, {
+      headers: { "x-api-key": key },
+    });
+    const apiRank = ((await api.json()) as { pinned: { cells: { rank: number } } }).pinned.cells.rank;
+    const shownRank = await page.evaluate(`(() => {
+      const ths = [...document.querySelectorAll('[data-testid="target-table"] thead th')];
+      const at = ths.findIndex((th) => th.querySelector('[data-column="rank"]'));
+      return document.querySelectorAll('[data-testid="target-row"].pinned td')[at]?.textContent;
+    })()`);
+    expect(shownRank).toBe(String(apiRank + 1));
+    // Every impacted DEG is reachable, and a path tells a protein from its RNA.
+    await page.locator('[data-testid="explanation"]').waitFor();
+    const chips = page.locator('[data-testid="impacted-degs"] .chip');
+    const shownFirst = await chips.count();
+    if ((await page.locator('[data-testid="all-impacted-degs"]').count()) > 0) {
+      await page.click('[data-testid="all-impacted-degs"]');
+      expect(await chips.count()).toBeGreaterThan(shownFirst);
+    }
+    expect(await page.textContent('[data-testid="causal-paths"]')).toContain("(RNA)");
     await shot("04-prediction-result");
     await expectAccessible("prediction");
   });
 
   it("sorts and searches the ranked target table", async () => {
     const rows = page.locator('tbody:not(.pinned-body) [data-testid="target-row"]');
-    expect(await rows.count()).toBe(50);
+    // The pinned target is not listed a second time among the first 50.
+    expect(await rows.count()).toBeGreaterThanOrEqual(49);
+    expect(await page.locator('tbody:not(.pinned-body) [data-id="STAT1|PROTEIN"]').count()).toBe(0);
     await page.click('button[data-column="z_score"]');
     await expect
       .poll(() => page.getAttribute('th:has(button[data-column="z_score"])', "aria-sort"))
@@ -225,7 +279,17 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     const graph = page.locator('#graph [data-testid="causal-graph"]');
     await graph.locator("canvas").first().waitFor({ timeout: 180_000 });
     expect(await page.textContent("#graph h2")).toContain(symbol);
+    // Everything a target_validation result shows: impacted DEGs, paths, the analysis's files.
+    const details = page.locator('[data-testid="analysis-details"]');
+    await details.locator('[data-testid="impacted-degs"] .chip').first().waitFor();
+    expect(await details.locator('[data-testid="causal-paths"] tbody tr').count()).toBeGreaterThan(0);
+    expect(await details.locator('[data-testid="analysis-downloads"] a').count()).toBeGreaterThan(0);
     await shot("08-target-id-explained");
+    // A reload finds the completed analysis through the list of the prediction's analyses.
+    await page.reload();
+    await graph.locator("canvas").first().waitFor({ timeout: 60_000 });
+    expect(await page.textContent("#graph h2")).toContain(symbol);
+    await details.locator('[data-testid="causal-paths"] tbody tr').first().waitFor();
     await expectAccessible("target_id prediction");
   });
 
@@ -254,6 +318,7 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await page.locator("#swagger-ui .info").waitFor();
     await shot("10-docs");
     expect(refused).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     expect(dialogs).toBe(0);
   });
 });

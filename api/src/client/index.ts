@@ -18,6 +18,8 @@ export type {
   ResolvedGenes,
   StatusQuery,
   SubmissionOptions,
+  TargetsPageQuery,
+  TargetsPageResult,
 } from "./sdk.ts";
 export { CausewayError } from "./errors.ts";
 export { waitForCausalAnalysis, waitForPrediction, type Progress, type WaitOptions } from "./wait.ts";

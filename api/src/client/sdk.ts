@@ -25,6 +25,7 @@ import {
   PredictionsListResponse,
 } from "../schemas/predictions.ts";
 import { ResolveGenesResponse } from "../schemas/genes.ts";
+import { TargetsPage } from "../schemas/targets.ts";
 import { CausewayError, detailMessage } from "./errors.ts";
 import { backoffMs, realSleep, RequestBudget, retryAfterMs, type Sleep } from "./pacing.ts";
 
@@ -41,6 +42,7 @@ export type CausalAnalysisList = z.infer<typeof CausalAnalysisListResponse>;
 export type CausalAnalysisRequest = z.input<typeof CreateCausalAnalysisRequest>;
 export type Quota = z.infer<typeof QuotaResponse>;
 export type ResolvedGenes = z.infer<typeof ResolveGenesResponse>;
+export type TargetsPageResult = z.infer<typeof TargetsPage>;
 
 const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
 /** The options of a submission: every text field of the form (service-spec §4.1). */
@@ -54,6 +56,19 @@ export type SubmissionOptions = z.input<typeof SubmissionOptions>;
 /** A prediction submission: the merged file or the split pair with its DEGs, plus options. */
 export type PredictionSubmission = Omit<SubmissionOptions, "degs"> &
   ({ dataset: Blob } | { dataset_control: Blob; dataset_pert: Blob; degs: string[] });
+
+/** The query of GET /v1/predictions/{id}/targets (service defaults for what is left out). */
+export interface TargetsPageQuery {
+  offset?: number;
+  limit?: number;
+  sort?: string;
+  order?: "asc" | "desc";
+  q?: string;
+  tier?: string;
+  direction?: string;
+  fold_proxies?: boolean;
+  result_set?: string;
+}
 
 export interface StatusQuery {
   max_rows?: number;
@@ -83,7 +98,7 @@ export interface ClientOptions {
   onWait?: (ms: number, reason: "budget" | "edge_blocked" | "rate_limited") => void;
 }
 
-type Query = Record<string, string | number | undefined>;
+type Query = Record<string, string | number | boolean | undefined>;
 
 export class CausewayClient {
   readonly baseUrl: string;
@@ -101,7 +116,8 @@ export class CausewayClient {
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.apiKey = options.apiKey;
-    this.fetchFn = options.fetch ?? fetch;
+    // Called through a wrapper: a browser's fetch refuses to run with this client as `this`.
+    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
     this.maxRetries = options.maxRetries ?? 6;
     this.baseBackoffMs = options.baseBackoffMs ?? 2000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -155,6 +171,11 @@ export class CausewayClient {
     return this.request("GET", `/v1/predictions/${enc(id)}`, PredictionStatusResponse, {
       query: { ...query },
     });
+  }
+
+  /** A page of the ranked target table, sorted, searched and filtered by the service. */
+  getTargets(id: string, query: TargetsPageQuery = {}): Promise<TargetsPageResult> {
+    return this.request("GET", `/v1/predictions/${enc(id)}/targets`, TargetsPage, { query: { ...query } });
   }
 
   getMappedDegs(id: string): Promise<MappedDegs> {

@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { HowToRead } from "./pages/HowToRead.tsx";
 import { NewPrediction } from "./pages/NewPrediction.tsx";
-import { Prediction } from "./pages/Prediction.tsx";
+import { PredictionPage } from "./pages/prediction/PredictionPage.tsx";
 import { Predictions } from "./pages/Predictions.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { navigate, onLinkClick, useRoute, type Route } from "./router.ts";
@@ -87,7 +87,7 @@ function App() {
         ) : route.page === "new" ? (
           <NewPrediction />
         ) : route.page === "prediction" ? (
-          <Prediction id={route.id} key={route.id} />
+          <PredictionPage id={route.id} key={route.id} />
         ) : route.page === "how-to-read" ? (
           <HowToRead anchor={route.anchor} />
         ) : (

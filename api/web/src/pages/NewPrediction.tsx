@@ -4,7 +4,8 @@
  * sent; every parameter with its default, bounds and explanation; refusals as sentences.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, explain, type GenesResolve } from "../api.ts";
+import { client, CausewayError, type PredictionSubmission, type ResolvedGenes } from "../client.ts";
+import { explain } from "../explain.ts";
 import { DropZone } from "../components/DropZone.tsx";
 import { PARAM_SPECS, boundsText, checkParam } from "../params.ts";
 import { navigate } from "../router.ts";
@@ -44,7 +45,7 @@ export function NewPrediction() {
   const [target, setTarget] = useState("");
   const [label, setLabel] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
-  const [resolved, setResolved] = useState<GenesResolve | null>(null);
+  const [resolved, setResolved] = useState<ResolvedGenes | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -52,14 +53,22 @@ export function NewPrediction() {
   useEffect(() => {
     setResolved(null);
     if (genes.length === 0 || genes.length > 20_000) return;
-    const stop = new AbortController();
+    let live = true;
     // Wait for the typing to settle: each check is a request against the edge limit.
     const timer = setTimeout(() => {
-      api.resolveGenes(genes, stop.signal).then(setResolved, () => setResolved(null));
+      client()
+        .resolveGenes(genes)
+        .then(
+          (r) => live && setResolved(r),
+          (err: unknown) => {
+            if (!(err instanceof CausewayError)) throw err;
+            if (live) setResolved(null);
+          },
+        );
     }, 600);
     return () => {
+      live = false;
       clearTimeout(timer);
-      stop.abort();
     };
   }, [genes]);
 
@@ -78,22 +87,21 @@ export function NewPrediction() {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const form = new FormData();
-    if (shape === "split") {
-      form.set("dataset_control", control!, control!.name);
-      form.set("dataset_pert", perturbed!, perturbed!.name);
-      form.set("degs", JSON.stringify(genes));
-    } else form.set("dataset", merged!, merged!.name);
-    form.set("job_type", jobType);
-    if (jobType === "target_validation") form.set("target", targetId(target));
-    if (label.trim() !== "") form.set("label", label.trim());
+    const options: Record<string, string | number> = { job_type: jobType };
+    if (jobType === "target_validation") options.target = targetId(target);
+    if (label.trim() !== "") options.label = label.trim();
     for (const p of PARAM_SPECS) {
       const v = (values[p.name] ?? "").trim();
-      if (v !== "") form.set(p.name, v);
+      if (v !== "") options[p.name] = Number(v);
     }
+    const submission = (
+      shape === "split"
+        ? { ...options, dataset_control: control!, dataset_pert: perturbed!, degs: genes }
+        : { ...options, dataset: merged! }
+    ) as PredictionSubmission;
     setBusy(true);
     try {
-      const { prediction_id } = await api.createPrediction(form);
+      const { prediction_id } = await client().createPrediction(submission);
       navigate(`/app/predictions/${prediction_id}`);
     } catch (err) {
       setError(explain(err));
