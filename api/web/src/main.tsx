@@ -3,7 +3,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { HowToRead } from "./pages/HowToRead.tsx";
-import { NewPrediction } from "./pages/NewPrediction.tsx";
+import { NewPredictionPage } from "./pages/new-prediction/NewPredictionPage.tsx";
 import { PredictionPage } from "./pages/prediction/PredictionPage.tsx";
 import { Predictions } from "./pages/Predictions.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
@@ -85,7 +85,7 @@ function App() {
         ) : route.page === "predictions" ? (
           <Predictions />
         ) : route.page === "new" ? (
-          <NewPrediction />
+          <NewPredictionPage key={location.search} />
         ) : route.page === "prediction" ? (
           <PredictionPage id={route.id} key={route.id} />
         ) : route.page === "how-to-read" ? (

@@ -111,7 +111,10 @@ export function PredictionPage({ id }: { id: string }) {
       {status === "failed" && (
         <p class="error" role="alert">
           The job failed: {live.error_message ?? p.error_message}{" "}
-          {p.error_code ? <span class="muted">({p.error_code})</span> : null}
+          {p.error_code ? <span class="muted">({p.error_code})</span> : null}{" "}
+          <a class="button" href={`/app/new?from=${id}`} data-testid="resubmit">
+            Fix and resubmit
+          </a>
         </p>
       )}
       {!completed && <Summary p={p} params={undefined} />}
