@@ -49,7 +49,7 @@ function boundaries(folder, { otherFolders, forbiddenPackages, forbiddenLibrarie
     },
     {
       // Test code may use the shared builders, harness and data locations in test/.
-      files: [`${folder}/**/*.test.ts`, `${folder}/**/fixtures/**/*.ts`, `${folder}/src/validation/**/*.ts`],
+      files: [`${folder}/**/*.test.ts`, `${folder}/**/fixtures/**/*.ts`, `${folder}/validation/**/*.ts`],
       rules: { "no-restricted-imports": restricted(otherFolders) },
     },
   ];

@@ -9,7 +9,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["{api,operator,runner,crds}/**/*.test.ts"],
+          include: ["{api,operator,runner,crds}/**/*.test.ts", "test/docs/*.test.ts"],
           testTimeout: 60_000,
         },
       },

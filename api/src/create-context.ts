@@ -14,7 +14,6 @@ import { touchJob } from "./db/jobs.ts";
 import { migrate } from "./db/migrate.ts";
 import { createDispatcher } from "./dispatch/create-dispatcher.ts";
 import type { Dispatcher } from "./dispatch/dispatcher.ts";
-import { LocalExecutor } from "./dispatch/local-executor.ts";
 import type { LimitStore } from "./limits/limit-store.ts";
 import { runnerPieces, type RunnerPieces } from "./runner-pieces.ts";
 import { JobService } from "./services/jobs.ts";
@@ -29,7 +28,7 @@ import { openLimitStore } from "./context/open-limit-store.ts";
 import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
 import { ModelImports } from "./services/model-imports.ts";
 import { importModelInChild } from "./services/model-import-child.ts";
-import { gateOnModelImports, ModelGate } from "./dispatch/model-gate.ts";
+import { gateOnModelImports } from "./dispatch/model-gate.ts";
 
 export interface ContextOverrides {
   db?: Database;
@@ -80,10 +79,7 @@ export async function createContext(
     onChange: (kind, job) => events.publish(kind, job),
     onPredictionCompleted: (id) => statusDocuments.completed(id),
     onPredictionScored: (id, attempt) => statusDocuments.scoresWritten(id, attempt),
-    cancel: (id) => {
-      const local = dispatcher instanceof ModelGate ? dispatcher.inner : dispatcher;
-      if (local instanceof LocalExecutor) local.cancel(id);
-    },
+    cancel: (id) => dispatcher?.cancel?.(id),
   });
   dispatcher ??= await createDispatcher(config, {
     callbackSecret,
@@ -117,10 +113,8 @@ export async function createContext(
   const importer = o.runner ? runner : { ...runner, importModel: importModelInChild(config.storage) };
   const modelImports = new ModelImports({ db, store, runner: importer }, config.model, (m) => log.info(m));
   if (!o.dispatcher) {
-    const inner = dispatcher;
-    dispatcher = gateOnModelImports(inner, {
+    dispatcher = gateOnModelImports(dispatcher, {
       imports: modelImports,
-      onHeld: () => (inner instanceof LocalExecutor ? inner.prewarm() : undefined),
       db,
       jobs,
       events,

@@ -107,13 +107,16 @@ export const runnerPieces: RunnerPieces = {
   },
   async importModel(options) {
     const m: typeof ModelModule = await import("@causeway/runner/model");
-    const { importOptionsFor }: typeof ScoringModule = await import("@causeway/runner/scoring");
+    const { importOptionsFor, scoringOf }: typeof ScoringModule = await import("@causeway/runner/scoring");
     const log = options.onProgress;
-    const libraries: typeof LibrariesModule | null = options.librariesDir
+    // Only a scoring that reads evidence layers stores the libraries with its version.
+    const librariesDir = scoringOf(options.scoring).readsLayers ? options.librariesDir : undefined;
+    if (scoringOf(options.scoring).readsLayers && !librariesDir)
+      log?.(`model ${options.version}: no gene-set libraries given, so it runs without its evidence layers`);
+    const libraries: typeof LibrariesModule | null = librariesDir
       ? await import("@causeway/runner/libraries")
       : null;
-    const layers =
-      libraries && options.librariesDir ? await libraries.layerFilesOfDir(options.librariesDir) : [];
+    const layers = libraries && librariesDir ? await libraries.layerFilesOfDir(librariesDir) : [];
     const importOptions = importOptionsFor(options.scoring);
     const importNow = () =>
       m.importModel({

@@ -149,7 +149,7 @@ build_runtime_layout() {
 # an npm workspace this becomes `npm ci --omit=dev -w <workspace>` and each image gets only its own.
 # Prints the directory holding node_modules (cached by the lock file and the workspace name).
 install_production_deps() {
-  local workspace="$1" key dir manifests=(package.json crds/package.json runner/package.json api/package.json api/web/package.json operator/package.json)
+  local workspace="$1" key dir manifests=(package.json crds/package.json runner/package.json runner/validation/package.json api/package.json api/web/package.json operator/package.json)
   # Only the fields npm ci reads, of every manifest the lock names: a new script in a package.json
   # must not cost a reinstall.
   local manifest_key

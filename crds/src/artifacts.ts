@@ -19,6 +19,50 @@ export const ARTIFACTS = {
 
 export type ArtifactName = (typeof ARTIFACTS)[keyof typeof ARTIFACTS];
 
+/** One line per artifact saying what it holds: the download lists and "How to read" show it. */
+export const ARTIFACT_DESCRIPTIONS: Record<ArtifactName, string> = {
+  [ARTIFACTS.runMetadata]:
+    "How the job ran: the model version, every parameter, input checks, warnings and timings (JSON).",
+  [ARTIFACTS.pseudobulkCounts]:
+    "Raw counts summed per sample (gene × pseudo-bulk sample, gzipped tab-separated); uploads with cells only.",
+  [ARTIFACTS.pseudobulkSamples]:
+    "One row per pseudo-bulk sample: its arm, donor, number of cells, library size and size factor.",
+  [ARTIFACTS.degsTable]:
+    "The differential-expression table: every tested gene with its fold change, p-value, adjusted p-value and whether it is a DEG.",
+  [ARTIFACTS.mappedDegs]:
+    "The DEGs the scoring used, as gene symbols in the influence matrix's column order (JSON).",
+  [ARTIFACTS.targetScores]:
+    "The ranked candidate table, best first: every column is described under “The target table” in How to read.",
+  [ARTIFACTS.sourceInfluenceMatrix]:
+    "How strongly each candidate (row) reaches each DEG (column) through the network (NaN where it cannot), as a NumPy .npy float32 matrix: open it with numpy.load.",
+  [ARTIFACTS.sourceInfluenceIds]: "The row and column ids of the influence matrix, in its order (JSON).",
+  [ARTIFACTS.randomizationNull]:
+    "With n_randomizations > 0: each candidate's null distribution from matched random DEG sets (mean, sd, exceedances).",
+  [ARTIFACTS.targetValidation]:
+    "The validated target's rank, rank_percentage, score, p-value, z-score and share of DEGs it reaches (JSON).",
+  [ARTIFACTS.degsImpactedTable]:
+    "The DEGs the target explains, best first: the DEG, how strongly the target reaches it, its fold change and order (tab-separated).",
+  [ARTIFACTS.degsImpacted]: "The same impacted DEGs as a JSON list.",
+  [ARTIFACTS.causalPaths]:
+    "Every kept causal path from the target to an impacted DEG: the entities on it, edge signs, path probability, score and sign consistency (tab-separated).",
+  [ARTIFACTS.causalGraph]: "The causal graph of the target as a PNG image.",
+  [ARTIFACTS.causalGraphInputs]:
+    "The nodes and edges the causal-graph image draws, for redrawing it elsewhere (JSON).",
+};
+
+/** The folder holding every attempt of a job (its output prefix, with one trailing slash). */
+export function jobOutputFolder(outputPrefix: string): string {
+  return `${outputPrefix.replace(/\/+$/, "")}/`;
+}
+
+/**
+ * Where one attempt of a job writes its artifacts: one folder per attempt under the job's
+ * output folder, so a retried pod never overwrites another attempt's files.
+ */
+export function attemptPrefix(outputPrefix: string, attempt: string): string {
+  return `${jobOutputFolder(outputPrefix)}${attempt}`;
+}
+
 /** Result-set prefix for a perturbation level: file-safe level followed by "." (§12.2). */
 export function resultSetPrefix(level: string | null): string {
   return level === null ? "" : `${level.replace(/[^A-Za-z0-9._-]/g, "_")}.`;

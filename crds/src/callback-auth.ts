@@ -1,8 +1,8 @@
 /**
  * Callback authentication. Each job gets its own HMAC key, derived (HKDF-SHA256) from a
  * server secret shared by the API and the operator, so no per-job key needs storing: the
- * operator puts it into a Secret owned by the custom resource, the local executor into the
- * child's environment, and the API re-derives it to verify. A signature covers the timestamp
+ * operator puts it into a Secret owned by the runner Job, the local executor into the
+ * runner thread's job environment, and the API re-derives it to verify. A signature covers the timestamp
  * and the raw body; the API rejects timestamps outside ±300 s.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";

@@ -8,6 +8,7 @@ export * from "./entity-id.ts";
 export * from "./processing-steps.ts";
 export * from "./failure-codes.ts";
 export * from "./artifacts.ts";
+export * from "./score-table.ts";
 export * from "./job-spec.ts";
 export * from "./callback.ts";
 export * from "./callback-auth.ts";

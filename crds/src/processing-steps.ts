@@ -1,4 +1,11 @@
-/** Worker-reported steps in the order they happen, with their progress (model.md §12.3). */
+/**
+ * Worker-reported steps in the contract's order, with their progress (model.md §12.3), which
+ * only increases. A step is reported once its work is done and never before an earlier step, so
+ * two steps whose work ends together are reported together: the replicate check of §3.6 needs the
+ * pseudo-bulk samples (inputs_validated with pseudobulk_built), and a runner has its model version
+ * in memory before it reads the inputs, whose genes it checks against the version's symbols, so
+ * model_loaded, true from the start, is reported at its place in this order.
+ */
 export const PROCESSING_STEPS = {
   inputs_downloaded: 5,
   inputs_validated: 10,

@@ -20,7 +20,7 @@ import { normalizeDegs } from "./inputs/index.ts";
 import { loadLayersFromDir } from "./libraries/index.ts";
 import type { SymbolTable } from "./symbols/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
-import { DEFAULT_SCORING_VERSION, ScoringVersion, walkFor } from "./scoring/index.ts";
+import { DEFAULT_SCORING_VERSION, ScoringVersion, scoringOf } from "./scoring/index.ts";
 import { FsObjectStore } from "./storage/index.ts";
 import { ArtifactWriter } from "./jobs/artifact-writer.ts";
 import { contrastFromDegList } from "./jobs/contrast.ts";
@@ -104,11 +104,11 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
     hgncDir: hgncDir(opts),
     threads: opts.threads,
     onProgress: progress,
-    walk: walkFor(opts.modelVersion),
+    walk: scoringOf(opts.modelVersion).walk,
   });
   if (progress) process.stderr.write("\n");
-  // Only model v3 reads evidence layers; v1 and v2 runs stay exactly as before.
-  const libraries = opts.modelVersion === "v3" ? librariesDir(opts) : null;
+  // Only a scoring that reads evidence layers gets them; the others run exactly as before.
+  const libraries = scoringOf(opts.modelVersion).readsLayers ? librariesDir(opts) : null;
   return libraries ? model.withLayers(await loadLayersFromDir(libraries, model.symbols)) : model;
 }
 

@@ -17,7 +17,7 @@ import { createAccount } from "../../api/src/db/accounts.ts";
 import { MemoryLimitStore } from "../../api/src/limits/memory-store.ts";
 import { FakeRunner, RecordingDispatcher, splitForm } from "../../api/src/testing/helper.ts";
 import { WebhookDeliverer } from "../../api/src/webhooks/deliverer.ts";
-import { deliveryOf } from "../../api/src/webhooks/outbox.ts";
+import { deliveryOf } from "../../api/src/db/webhook-deliveries.ts";
 import { WebhookSecretBox, rotateWebhookSecret } from "../../api/src/webhooks/secrets.ts";
 import { useIsolatedDatabase } from "../harness/vitest.ts";
 import { prepareProductionDatabase, productionEnv } from "../builders/production-env.ts";

@@ -24,7 +24,7 @@ import { Database } from "../db/database.ts";
 import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { listModels, setDefaultModel } from "../db/models.ts";
-import { ScoringVersion } from "@causeway/contract";
+import { ScoringVersion, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import { runnerPieces } from "../runner-pieces.ts";
 import { importAndRegisterModel } from "../services/models.ts";
 import { DownloadTokens } from "../storage/download-tokens.ts";
@@ -240,7 +240,9 @@ const models = program.command("models").description("model versions");
 
 /** The scoring a stored manifest names (v1 when it names none: manifests from before v2). */
 function scoringOf(manifest: unknown): string {
-  const parsed = ScoringVersion.safeParse((manifest as { scoring?: unknown } | null)?.scoring ?? "v1");
+  const parsed = ScoringVersion.safeParse(
+    (manifest as { scoring?: unknown } | null)?.scoring ?? UNNAMED_MANIFEST_SCORING,
+  );
   return parsed.success ? parsed.data : "unknown";
 }
 models
@@ -267,7 +269,9 @@ models
       libraries?: string;
     }) => {
       const named = ScoringVersion.safeParse(o.version);
-      const scoring = ScoringVersion.safeParse(o.scoring ?? (named.success ? named.data : "v1"));
+      const scoring = ScoringVersion.safeParse(
+        o.scoring ?? (named.success ? named.data : UNNAMED_MANIFEST_SCORING),
+      );
       if (!scoring.success) throw new Error(`--scoring must be one of ${ScoringVersion.options.join(", ")}`);
       await withDb(async (db, config) => {
         const store = await openObjectStore(config, new DownloadTokens(await resolveCallbackSecret(config)));

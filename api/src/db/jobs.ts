@@ -362,3 +362,49 @@ export async function touchJob(db: Queryable, kind: JobKind, id: string, now: Da
     [id, now],
   );
 }
+
+/** A job's current transition fields (what the status mirror is given), or null. */
+export async function transitionStateOf(
+  db: Queryable,
+  kind: JobKind,
+  id: string,
+): Promise<TransitionResult | null> {
+  const { rows } = await db.query<TransitionResult>(`SELECT ${RETURNING} FROM ${TABLE[kind]} WHERE id = $1`, [
+    id,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** A prediction's row with its account's tier. */
+export async function predictionWithTier(
+  db: Queryable,
+  id: string,
+): Promise<(PredictionRow & { tier: "external" | "internal" }) | null> {
+  const { rows } = await db.query<PredictionRow & { tier: "external" | "internal" }>(
+    `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** The result files of finished jobs (predictions and analyses) whose output prefix is one of `prefixes`. */
+export async function finishedResultFiles(
+  db: Queryable,
+  prefixes: readonly string[],
+): Promise<{ prefix: string; result_files: ResultFileMap | null }[]> {
+  const { rows } = await db.query<{ prefix: string; result_files: ResultFileMap | null }>(
+    `SELECT spec->>'output_prefix' AS prefix, result_files FROM predictions
+      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)
+     UNION ALL
+     SELECT spec->>'output_prefix' AS prefix, result_files FROM causal_analyses
+      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)`,
+    [prefixes],
+  );
+  return rows;
+}
+
+/** How many jobs of a kind are recorded (tests prove what was or was not stored with it). */
+export async function countJobs(db: Queryable, kind: JobKind): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${TABLE[kind]}`);
+  return rows[0]!.n;
+}

@@ -1,6 +1,6 @@
 /**
- * How a job reaches a runner. Local mode runs the runner in child processes of the API
- * (local-executor.ts); cluster mode (CAUSEWAY_DISPATCH=kubernetes) creates custom resources that
+ * How a job reaches a runner. Local mode runs each job on a thread of one warm runner host beside
+ * the API (local-executor.ts, runner-pool.ts); cluster mode (CAUSEWAY_DISPATCH=kubernetes) creates custom resources that
  * the operator turns into Kubernetes Jobs (api/src/dispatch/kubernetes.ts, owned by the operator
  * engineer). Either way the runner reports through the same signed HTTP callback.
  */
@@ -32,4 +32,11 @@ export interface Dispatcher {
   /** Called after a callback was applied to PostgreSQL (cluster: patch CR status; local: no-op). */
   mirrorStatus(job: { kind: JobKind; job_id: string }, status: MirroredStatus): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional: get a runner ready for a job on its way (a submission being received), so its start
+   * overlaps the upload. Only a dispatcher with runners of its own to warm has it.
+   */
+  prewarm?(): void;
+  /** Optional: stop a running job now (a cancelled job); a cluster's Job ends through its resource instead. */
+  cancel?(jobId: string): void;
 }

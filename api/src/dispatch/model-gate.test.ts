@@ -91,4 +91,43 @@ describe("ModelGate", () => {
     // The reason names the version, not the server's paths.
     expect(failed).toEqual([["a", "model version v1 could not be imported"]]);
   });
+
+  it("passes the inner dispatcher's optional capabilities through, and warms it for a held job", async () => {
+    const warmed: string[] = [];
+    const cancelled: string[] = [];
+    const inner = {
+      ...recorder(),
+      prewarm: () => void warmed.push("warm"),
+      cancel: (id: string) => void cancelled.push(id),
+    };
+    const imp = anImport("v3");
+    const gate = new ModelGate({
+      inner,
+      imports: imp.imports,
+      onWaiting: async () => {},
+      onFailed: async () => {},
+    });
+    gate.prewarm();
+    gate.cancel("job-1");
+    expect(warmed).toEqual(["warm"]);
+    expect(cancelled).toEqual(["job-1"]);
+    await gate.dispatch(spec("held", "v3"), {});
+    expect(warmed).toEqual(["warm", "warm"]);
+    imp.settle();
+    await flush();
+    expect(inner.dispatched).toEqual(["held"]);
+  });
+
+  it("is a no-op for capabilities the inner dispatcher lacks (a cluster's)", () => {
+    const gate = new ModelGate({
+      inner: recorder(),
+      imports: anImport("v1").imports,
+      onWaiting: async () => {},
+      onFailed: async () => {},
+    });
+    expect(() => {
+      gate.prewarm();
+      gate.cancel("job-1");
+    }).not.toThrow();
+  });
 });

@@ -21,11 +21,6 @@ export interface ModelGateOptions {
   };
   /** The job now waits (mark its status). */
   onWaiting: (spec: JobSpec) => Promise<void>;
-  /**
-   * A job is held: the inner dispatcher may get ready meanwhile (the local executor starts a
-   * warm runner, so the job does not pay the runner's start after the import).
-   */
-  onHeld?: () => void;
   /** The import failed, or the held dispatch threw: fail the job. */
   onFailed: (spec: JobSpec, reason: string) => Promise<void>;
 }
@@ -38,16 +33,12 @@ export class ModelGate implements Dispatcher {
     this.o = options;
   }
 
-  /** The dispatcher the gate passes jobs to (e.g. the local executor, for cancellation). */
-  get inner(): Dispatcher {
-    return this.o.inner;
-  }
-
   async dispatch(spec: JobSpec, ctx: DispatchContext): Promise<void> {
     const version = spec.model_version;
     if (!this.o.imports.pending(version)) return this.o.inner.dispatch(spec, ctx);
     await this.o.onWaiting(spec);
-    this.o.onHeld?.();
+    // The inner dispatcher gets ready meanwhile, so the job does not pay a runner's start after the import.
+    this.prewarm();
     void this.o.imports.whenReady(version).then(
       async () => {
         if (this.closed) return;
@@ -66,6 +57,14 @@ export class ModelGate implements Dispatcher {
     return this.o.inner.mirrorStatus(job, status);
   }
 
+  prewarm(): void {
+    this.o.inner.prewarm?.();
+  }
+
+  cancel(jobId: string): void {
+    this.o.inner.cancel?.(jobId);
+  }
+
   async close(): Promise<void> {
     // A job still held is pending in the database and is dispatched again by the next start's recovery.
     this.closed = true;
@@ -78,7 +77,6 @@ export function gateOnModelImports(
   inner: Dispatcher,
   deps: {
     imports: ModelGateOptions["imports"];
-    onHeld?: () => void;
     db: Queryable;
     jobs: Pick<JobService, "fail">;
     events: Pick<JobEvents, "publish">;
@@ -88,7 +86,6 @@ export function gateOnModelImports(
   return new ModelGate({
     inner,
     imports: deps.imports,
-    ...(deps.onHeld ? { onHeld: deps.onHeld } : {}),
     onWaiting: async (spec) => {
       const row = await markWaiting(deps.db, spec.kind, spec.job_id, WAITING_FOR_MODEL_STEP);
       if (row) deps.events.publish(spec.kind, row);

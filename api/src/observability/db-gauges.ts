@@ -7,6 +7,7 @@
  */
 import { Gauge, Registry } from "prom-client";
 import type { Queryable } from "../db/database.ts";
+import { modelManifests, queueCounts, quotaCounts } from "../db/metrics-queries.ts";
 import { manifestBytes } from "./metrics.ts";
 
 const JOB_TYPES = ["target_id", "target_validation", "causal_analysis"] as const;
@@ -88,41 +89,28 @@ export class DatabaseGauges {
 
   private async read(): Promise<void> {
     const [jobs, quota, models] = await Promise.all([
-      this.db.query<{ job_type: string; status: string; n: number; oldest: Date | null }>(
-        `SELECT job_type, status, count(*)::int AS n, min(created_at) AS oldest
-           FROM predictions WHERE status IN ('pending', 'processing') GROUP BY job_type, status
-         UNION ALL
-         SELECT 'causal_analysis', status, count(*)::int, min(created_at)
-           FROM causal_analyses WHERE status IN ('pending', 'processing') GROUP BY status`,
-      ),
-      this.db.query<{ tier: string; accounts: number; near: number; exhausted: number }>(
-        `SELECT tier, count(*)::int AS accounts,
-                count(*) FILTER (WHERE quota_consumed >= $2::float8 * total)::int AS near,
-                count(*) FILTER (WHERE quota_consumed >= total)::int AS exhausted
-           FROM (SELECT tier, quota_consumed, COALESCE(quota_total, $1::int) AS total FROM accounts) q
-          WHERE total > 0 GROUP BY tier`,
-        [this.defaultQuota, QUOTA_NEAR_RATIO],
-      ),
-      this.db.query<{ version: string; manifest: unknown }>(`SELECT version, manifest FROM models`),
+      queueCounts(this.db),
+      quotaCounts(this.db, this.defaultQuota, QUOTA_NEAR_RATIO),
+      modelManifests(this.db),
     ]);
     const nowMs = this.now().getTime();
     for (const t of JOB_TYPES) {
       for (const s of ["pending", "processing"]) this.jobs.set({ job_type: t, status: s }, 0);
       this.oldestPending.set({ job_type: t }, 0);
     }
-    for (const r of jobs.rows) {
+    for (const r of jobs) {
       this.jobs.set({ job_type: r.job_type, status: r.status }, r.n);
       if (r.status === "pending" && r.oldest)
         this.oldestPending.set({ job_type: r.job_type }, Math.max(0, (nowMs - r.oldest.getTime()) / 1000));
     }
     for (const t of TIERS) {
-      const r = quota.rows.find((q) => q.tier === t);
+      const r = quota.find((q) => q.tier === t);
       this.quotaAccounts.set({ tier: t }, r?.accounts ?? 0);
       this.quotaNear.set({ tier: t }, r?.near ?? 0);
       this.quotaExhausted.set({ tier: t }, r?.exhausted ?? 0);
     }
     this.bundleSize.reset();
-    for (const m of models.rows) {
+    for (const m of models) {
       const bytes = manifestBytes(m.manifest);
       if (bytes !== null) this.bundleSize.set({ version: m.version }, bytes);
     }

@@ -139,7 +139,7 @@ const LINKS: Record<string, Record<string, { operationId: string; parameters: Re
 function derivedOperationId(method: string, path: string): string {
   const words = path
     .split("/")
-    .filter((s) => s !== "" && s !== "v1")
+    .filter((s) => s !== "" && !/^v\d+$/.test(s)) // the path's API version segment
     .map((s) => s.replace(/[{}]/g, ""))
     .flatMap((s) => s.split(/[-_]/));
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");

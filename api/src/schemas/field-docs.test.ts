@@ -1,9 +1,16 @@
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DatasetSummary } from "@causeway/contract";
+import { z } from "zod";
+import {
+  ARTIFACT_DESCRIPTIONS,
+  ARTIFACTS,
+  DatasetSummary,
+  SCORING_VERSIONS,
+  scoreColumns,
+} from "@causeway/contract";
 import { STATUS_FIELDS, TARGET_COLUMNS, DATASET_SUMMARY_FIELDS, PARAMETERS } from "./field-docs.ts";
-import { HOW_TO_READ_PATH, formattedHowToRead } from "./how-to-read-md.ts";
+import { HOW_TO_READ_PATH, formattedHowToRead, howToReadMarkdown } from "./how-to-read-md.ts";
+import { TargetRow } from "./targets.ts";
 import { PredictionCreateForm, PredictionStatusResponse } from "./predictions.ts";
 
 describe("how to read the results", () => {
@@ -13,22 +20,33 @@ describe("how to read the results", () => {
     for (const k of Object.keys(PredictionCreateForm.shape)) expect(PARAMETERS, k).toHaveProperty(k);
   });
 
-  it("describes every column the runner writes to target_scores.tsv (v1 and v2)", async () => {
-    // The column lists are not part of the runner's package entries: read from its sources.
-    const names = async (file: string, constant: string) => {
-      const text = await readFile(
-        fileURLToPath(new URL(`../../../runner/src/${file}`, import.meta.url)),
-        "utf8",
-      );
-      const body = new RegExp(`${constant} = \\[([^\\]]*)\\]`).exec(text)![1]!;
-      return [...body.matchAll(/"([a-z_0-9]+)"/g)].map((m) => m[1]!);
-    };
-    const columns = [
-      ...(await names("jobs/scoring-artifacts.ts", "TARGET_SCORE_COLUMNS")),
-      ...(await names("scoring/score-targets-v2.ts", "V2_EXTRA_COLUMNS")),
-    ];
-    expect(columns.length).toBeGreaterThan(25);
-    for (const c of columns) expect(TARGET_COLUMNS, c).toHaveProperty(c);
+  it.each(SCORING_VERSIONS)("describes every column of model %s's score table", (version) => {
+    const columns = scoreColumns(version);
+    expect(columns.length).toBeGreaterThanOrEqual(16);
+    for (const c of columns) {
+      expect(TARGET_COLUMNS, c).toHaveProperty(c);
+      expect(TARGET_COLUMNS[c].summary.length, c).toBeGreaterThan(20);
+    }
+  });
+
+  it.each(SCORING_VERSIONS)(
+    "shows every column of model %s in How to read and /openapi.json",
+    async (version) => {
+      const markdown = howToReadMarkdown();
+      const cells = JSON.stringify(z.toJSONSchema(TargetRow));
+      for (const c of scoreColumns(version)) {
+        expect(markdown, c).toContain(`| \`${c}\` | ${TARGET_COLUMNS[c].summary.replaceAll("|", "\\|")}`);
+        expect(cells, c).toContain(`${c}: ${TARGET_COLUMNS[c].summary}`);
+      }
+    },
+  );
+
+  it("says what every downloadable file holds", () => {
+    const markdown = howToReadMarkdown();
+    for (const name of Object.values(ARTIFACTS)) {
+      expect(ARTIFACT_DESCRIPTIONS[name], name).toMatch(/\w{4,}/);
+      expect(markdown, name).toContain(`| \`${name}\` | ${ARTIFACT_DESCRIPTIONS[name]} |`);
+    }
   });
 
   it("api/docs/how-to-read.md is generated from the same text (npm run docs:how-to-read)", async () => {

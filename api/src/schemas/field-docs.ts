@@ -6,13 +6,9 @@
  * `npm run docs:how-to-read`; a unit test keeps the file in step).
  */
 import type { z } from "zod";
+import { SCORE_COLUMN_DOCS, type FieldDoc } from "@causeway/contract";
 
-export interface FieldDoc {
-  /** One line: what the field is, in plain words. */
-  summary: string;
-  /** Optional detail: scale, units, which model version, how to read it. */
-  detail?: string;
-}
+export type { FieldDoc };
 
 const d = (summary: string, detail?: string): FieldDoc =>
   detail === undefined ? { summary } : { summary, detail };
@@ -92,92 +88,11 @@ export const MATRIX_FIELDS = {
 } satisfies Record<string, FieldDoc>;
 
 /**
- * Columns of target_scores.tsv (model v1, v2 and v3 names). A column not listed here is shown
- * with its name only.
+ * Columns of the target table: every column of target_scores.tsv of every model version (their
+ * text is the contract's, beside the column lists), and the two the service derives.
  */
 export const TARGET_COLUMNS = {
-  id: d(
-    "The candidate as an entity id, SYMBOL|PROTEIN (IRF1|PROTEIN is the protein, IRF1|RNA its transcript).",
-  ),
-  node_type: d("The entity type of the candidate: PROTEIN for every candidate of models v1 and v2."),
-  score: d(
-    "How well the candidate explains the DEGs: −log10 of its p-value (higher is better; 2 means p = 0.01).",
-    "The table's order is by rank, which also uses the tiers of v2; in v3 score stays the ordering score.",
-  ),
-  rank: d(
-    "0-based position in the ranking: 0 is the best candidate, 1 the second.",
-    "Ties in score are broken by z_score, then n_degs_significant, then id. In v2 the tier comes first (see tier).",
-  ),
-  rank_percentage: d(
-    "The rank as a fraction of the table, from 0 (best) to 1 (worst): rank ÷ (candidates − 1).",
-    "It is a fraction, not a percentage: 0.01 means the top 1 %.",
-  ),
-  pvalue: d(
-    "The candidate's p-value: the chance of an overlap with the DEGs at least this large if the DEGs were random genes.",
-    "v1: hypergeometric over network-propagated influence (or the randomization p-value with n_randomizations > 0). v2: Cauchy combination of the propagated and direct-target tests.",
-  ),
-  z_score: d(
-    "How many standard deviations the DEGs the candidate reaches exceed what a random gene set would give.",
-  ),
-  is_deg: d(
-    "Whether the candidate's own gene is among the job's DEGs (often true in knock-down experiments; not used by the score).",
-  ),
-  protein_expressed: d(
-    "Whether the candidate's gene is expressed in the control cells (mean ≥ min_mean_expression counts per 10,000); null when not measured.",
-  ),
-  n_degs_significant: d(
-    "Number of DEGs the candidate significantly influences through the network (a count of genes).",
-  ),
-  percentage_degs_significant: d(
-    "The same as a percentage of the mapped DEGs, on a 0–100 scale (unlike rank_percentage, which is 0–1).",
-  ),
-  k_expected: d(
-    "The number of DEGs a random gene set of the same size would be expected to reach (a count).",
-  ),
-  n_universe_significant: d(
-    "Number of genes of the universe the candidate significantly influences (a count).",
-  ),
-  mean_log2_fold_degs: d(
-    "Mean influence fold over uniform on the DEGs the candidate reaches (log2); empty when it reaches none.",
-  ),
-  qvalue: d(
-    "The p-value corrected for testing every candidate (false discovery rate).",
-    "v1: Benjamini–Hochberg over pvalue (or over the randomization p-values). v2: Benjamini–Yekutieli over the combined pvalue, which is more conservative.",
-  ),
-  pvalue_method: d("How pvalue was computed: hypergeometric, or randomization when n_randomizations > 0."),
-  pvalue_propagated: d("v2: the v1-style network-propagated p-value, one of the two combined tests."),
-  pvalue_direct: d(
-    "v2: p-value of the overlap between the candidate's direct transcriptional targets and the DEGs; empty without a target in the universe.",
-  ),
-  n_direct_targets: d("v2: number of the candidate's direct transcriptional targets in the universe."),
-  n_direct_target_degs: d("v2: how many of those direct targets are DEGs."),
-  activation_z: d(
-    "v2: the direction score (IPA-style activation z): positive means the DEGs move as if the candidate were activated, negative inhibited.",
-    "Reported only; it does not change the rank. Empty without a signed edge into a DEG with a fold change.",
-  ),
-  activation_state: d(
-    "v3: activated, inhibited or undetermined, read from the direction score (see direction).",
-  ),
-  pvalue_direction: d("v2: two-sided p-value of activation_z."),
-  ulm_t: d(
-    "v2: activity of the candidate as a transcription factor (univariate linear model t on its signed targets).",
-  ),
-  pvalue_ulm: d("v2: p-value of ulm_t; empty with fewer than 5 signed targets measured."),
-  proxy_of: d(
-    "A single-edge proxy: a protein whose only way into the network is one edge into a hub; this names the hub.",
-    "A proxy copies its hub's evidence and never ranks above it; the hub is what the table reports (proxies are folded under it).",
-  ),
-  gene_measured: d(
-    "Whether the job's data measured the candidate's gene; empty for a bare DEG list (which measures nothing).",
-  ),
-  pvalue_expressed: d(
-    "For a gene below the expression threshold: the chance of so few reads if it were at the threshold; below 0.05 the candidate is ranked as not expressed.",
-  ),
-  evidence: d("v2: which evidence the score combines (propagated, direct, or both)."),
-  combine: d("v2: how the p-values were combined (for example cauchy)."),
-  unmeasured: d("v2: where candidates whose gene was not measured rank (after_measured, or keep)."),
-  pvalue_data: d("v3: the p-value from the data alone, before the prior."),
-  prior: d("v3: the prior's value for the candidate (what was known before this dataset)."),
+  ...SCORE_COLUMN_DOCS,
   tier: d(
     "The rank tier (v2 and later): measured (or nothing measured), not_measured (gene not in the data) or not_expressed (measured and not expressed).",
     "Candidates rank within their tier; the tiers come in that order. Derived by the service from protein_expressed, pvalue_expressed, gene_measured and proxy_of; empty for v1, which has no tiers.",

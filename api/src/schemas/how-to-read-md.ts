@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ARTIFACT_DESCRIPTIONS, EXTRA_SCORE_COLUMNS, SCORING_VERSIONS } from "@causeway/contract";
 import {
   DATASET_SUMMARY_FIELDS,
   PARAMETERS,
@@ -42,6 +43,23 @@ export function howToReadMarkdown(): string {
     "One row per candidate protein, best first (`target_scores.tsv`, `GET /v1/predictions/{id}/targets`). Columns present depend on the model version.",
     "",
     table(TARGET_COLUMNS),
+    "",
+    "### Columns by model version",
+    "",
+    "Every version writes the columns of v1 (`id` to `pvalue_method`); the later ones add:",
+    "",
+    ...SCORING_VERSIONS.map((v) => {
+      const extra = EXTRA_SCORE_COLUMNS[v];
+      return `- ${v}: ${extra.length === 0 ? "nothing more" : extra.map((c) => `\`${c}\``).join(", ")}`;
+    }),
+    "",
+    "## Downloads",
+    "",
+    "Each result file, by its stable name (a job with several perturbation levels prefixes them, for example `stim.`).",
+    "",
+    "| file | what it holds |",
+    "| --- | --- |",
+    ...Object.entries(ARTIFACT_DESCRIPTIONS).map(([name, what]) => `| \`${name}\` | ${what} |`),
     "",
     "## The status record",
     "",

@@ -21,8 +21,9 @@ export const HOW_TO_READ_INTRO: Section[] = [
     id: "rank",
     title: "Ranks, scores and q-values",
     paragraphs: [
-      "rank is 0-based: 0 is the best candidate. rank_percentage is the rank as a fraction from 0 (best) to 1 (worst), so 0.01 means the top 1 % of candidates; percentage_degs_significant, in contrast, is on a 0–100 scale.",
-      "score is −log10 of the candidate's p-value (2 means p = 0.01). Model v1 reports Benjamini–Hochberg q-values over its hypergeometric (or randomization) p-values; model v2 reports Benjamini–Yekutieli q-values over its combined p-value, which are more conservative. The model version of a prediction is in its summary.",
+      "rank is 0-based in the files and the API: 0 is the best candidate (the web app shows rank + 1). rank_percentage is the rank as a fraction from 0 (best) to 1 (worst), so 0.01 means the top 1 % of candidates; percentage_degs_significant, in contrast, is on a 0–100 scale.",
+      "What score means depends on the model version. In v1 and v2 it is −log10 of the candidate's p-value (2 means p = 0.01). In v3 it is a log-odds score: the prior (prior_logit, what was known about the candidate before this dataset) plus the weighted evidence of the data; it orders the candidates but is not a p-value, and pvalue (= pvalue_data) is the data's evidence alone.",
+      "Model v1 reports Benjamini–Hochberg q-values over its hypergeometric (or randomization) p-values; models v2 and v3 report Benjamini–Yekutieli q-values over their combined p-value, which are more conservative. The model version of a prediction is in its summary; the columns each version writes are listed below.",
     ],
   },
   {

@@ -6,6 +6,7 @@ import { decodeNpyFloat32, parseNpyFloat32Header, type Float32Matrix } from "@ca
 import { booleanCell, numberCell, parseTsv } from "@causeway/runner/artifacts";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { z } from "zod";
+import type { BASE_SCORE_COLUMNS } from "@causeway/contract";
 import type { ResultFileMap } from "../db/jobs.ts";
 import type { PredictionResultRow, SourceInfluenceMatrixPreview } from "../schemas/predictions.ts";
 
@@ -64,6 +65,7 @@ export async function readJsonArtifact(
   }
 }
 
+/** The score-table columns the status preview adds for internal accounts (the spec's result row). */
 const FULL_COLUMNS = [
   "pvalue",
   "z_score",
@@ -71,7 +73,7 @@ const FULL_COLUMNS = [
   "node_type",
   "n_degs_significant",
   "percentage_degs_significant",
-] as const;
+] as const satisfies readonly (typeof BASE_SCORE_COLUMNS)[number][];
 
 /** First `maxRows` rows of target_scores.tsv; public rows carry only id, score, rank, rank_percentage, is_deg. */
 export function resultRows(tsv: string, maxRows: number, full: boolean): PredictionResultRow[] {

@@ -20,13 +20,13 @@
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { JobSpec } from "@causeway/contract";
+import { JobSpec, jobOutputFolder } from "@causeway/contract";
 import { FsObjectStore } from "@causeway/runner/storage";
 import type { AppContext } from "../context.ts";
 import { refundAbandonedCharges } from "../db/accounts.ts";
 import { releaseDeadClaims } from "../db/idempotency.ts";
 import type { Queryable } from "../db/database.ts";
-import { listUnfinished, type ResultFileMap } from "../db/jobs.ts";
+import { finishedResultFiles, listUnfinished } from "../db/jobs.ts";
 import { runnersTmpDir, uploadsDir } from "./work-dirs.ts";
 
 export interface Reconciled {
@@ -94,7 +94,7 @@ async function clearPartialOutputs(ctx: AppContext): Promise<number> {
     for (const job of await listUnfinished(ctx.db, kind)) {
       const spec = JobSpec.safeParse(job.spec);
       if (!spec.success) continue;
-      await ctx.store.deletePrefix(`${spec.data.output_prefix.replace(/\/+$/, "")}/`);
+      await ctx.store.deletePrefix(jobOutputFolder(spec.data.output_prefix));
       cleared++;
     }
   }
@@ -123,14 +123,7 @@ async function sweepAbandonedAttempts(store: FsObjectStore, db: Queryable): Prom
     if (names.length > 1) attempts.set(prefix, names);
   }
   if (attempts.size === 0) return 0;
-  const { rows } = await db.query<{ prefix: string; result_files: ResultFileMap | null }>(
-    `SELECT spec->>'output_prefix' AS prefix, result_files FROM predictions
-      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)
-     UNION ALL
-     SELECT spec->>'output_prefix' AS prefix, result_files FROM causal_analyses
-      WHERE status IN ('completed', 'failed') AND spec->>'output_prefix' = ANY($1)`,
-    [[...attempts.keys()]],
-  );
+  const rows = await finishedResultFiles(db, [...attempts.keys()]);
   let swept = 0;
   for (const { prefix, result_files } of rows) {
     const keys = Object.values(result_files ?? {});

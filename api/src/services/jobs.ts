@@ -23,6 +23,7 @@ import {
   listUnfinished,
   listUnfinishedJobs,
   touchJob,
+  transitionStateOf,
   type ResultFileMap,
   type TransitionResult,
 } from "../db/jobs.ts";
@@ -204,13 +205,8 @@ export class JobService {
     );
   }
 
-  private async current(kind: JobKind, id: string): Promise<TransitionResult | null> {
-    const table = kind === "prediction" ? "predictions" : "causal_analyses";
-    const { rows } = await this.deps.db.query<TransitionResult>(
-      `SELECT id, account_id, status, processing_step, progress_pct, error_code, error_message FROM ${table} WHERE id = $1`,
-      [id],
-    );
-    return rows[0] ?? null;
+  private current(kind: JobKind, id: string): Promise<TransitionResult | null> {
+    return transitionStateOf(this.deps.db, kind, id);
   }
 
   /** One sweep: fails every job silent for longer than the stall deadline. Returns how many. */

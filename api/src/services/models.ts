@@ -39,8 +39,6 @@ export async function importAndRegisterModel(
     return "exists";
   }
   log(`importing model ${m.version} (scoring ${m.scoring}) from ${m.networkPath}`);
-  if (m.scoring === "v3" && !m.librariesDir)
-    log(`model ${m.version}: no gene-set libraries given, so v3 runs without its evidence layers`);
   const started = performance.now();
   const manifest = await deps.runner.importModel({
     networkPath: m.networkPath,
@@ -49,7 +47,7 @@ export async function importAndRegisterModel(
     scoring: m.scoring,
     store: deps.store,
     onProgress: log,
-    ...(m.scoring === "v3" && m.librariesDir ? { librariesDir: m.librariesDir } : {}),
+    ...(m.librariesDir ? { librariesDir: m.librariesDir } : {}),
     cacheDir: m.cacheDir,
     ...(m.reuseFrom ? { reuseFrom: m.reuseFrom } : {}),
     ...(m.background ? { background: true } : {}),

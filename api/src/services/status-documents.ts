@@ -16,12 +16,12 @@ import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
-import { ARTIFACTS } from "@causeway/contract";
+import { ARTIFACTS, attemptPrefix } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { StorageUnavailable } from "./artifacts.ts";
 import type { Account, Tier } from "../db/accounts.ts";
 import type { Queryable } from "../db/database.ts";
-import type { PredictionRow, ResultFileMap } from "../db/jobs.ts";
+import { predictionWithTier, type PredictionRow, type ResultFileMap } from "../db/jobs.ts";
 import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
 import { WorkerCalls } from "./worker-calls.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
@@ -109,11 +109,7 @@ export class StatusDocuments {
 
   /** A prediction's row with its account's tier. */
   private async rowWithTier(predictionId: string): Promise<(PredictionRow & { tier: Tier }) | undefined> {
-    const { rows } = await this.deps.db.query<PredictionRow & { tier: Tier }>(
-      `SELECT p.*, a.tier FROM predictions p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
-      [predictionId],
-    );
-    return rows[0];
+    return (await predictionWithTier(this.deps.db, predictionId)) ?? undefined;
   }
 
   /** At completion: render and store the body now, so the first poll finds it. Never throws. */
@@ -140,9 +136,8 @@ export class StatusDocuments {
     try {
       const row = await this.rowWithTier(predictionId);
       if (!row || row.status !== "processing") return;
-      // Where the runner writes the attempt's files (runner/src/jobs/run-job.ts), for the
-      // primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
-      const base = `${row.spec.output_prefix.replace(/\/+$/, "")}/${attempt}/`;
+      // The primary result set of a single contrast (prefix ""); other layouts are simply not prepared.
+      const base = `${attemptPrefix(row.spec.output_prefix, attempt)}/`;
       const files: ResultFileMap = {};
       const objects: Record<string, Uint8Array> = {};
       for (const name of [

@@ -34,7 +34,6 @@ import { checkCallbackUrl, subscribeWebhook } from "../webhooks/callback-url.ts"
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "./idempotency.ts";
 import { SubmissionHolds } from "./submission-holds.ts";
 import { planSubmission, type Plan, type ReceivedUpload } from "./submission-plan.ts";
-import { prewarmRunners } from "../dispatch/prewarm.ts";
 
 /** Observations allowed per control or perturbed file (service-spec §8). */
 export const SPLIT_MAX_OBS = 1000;
@@ -171,7 +170,8 @@ async function receiveAndValidate(
   holds: SubmissionHolds,
 ): Promise<Received> {
   input.trace.startPhase("prediction.validate");
-  prewarmRunners(ctx.dispatcher);
+  // A runner gets ready while the upload arrives: its start overlaps the upload and its checks.
+  ctx.dispatcher.prewarm?.();
   ctx.runner.prepareUploadValidator();
   const dir = await holds.tempDir();
   const upload = await input.receive(dir);

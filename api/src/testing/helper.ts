@@ -15,6 +15,7 @@ import { loadConfig } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { closeContext, createContext } from "../create-context.ts";
 import { createAccount, getQuota, type Tier } from "../db/accounts.ts";
+import { countJobs } from "../db/jobs.ts";
 import { registerModel } from "../db/models.ts";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "../dispatch/dispatcher.ts";
 import { limitKeys } from "../limits/limit-store.ts";
@@ -262,9 +263,8 @@ export async function submissionSnapshot(t: TestApp, accountId: string) {
 }
 
 /** Rows in a table (proves what was or was not recorded). */
-export async function countRows(ctx: AppContext, table: "predictions" | "causal_analyses"): Promise<number> {
-  const { rows } = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
-  return rows[0]!.n;
+export function countRows(ctx: AppContext, table: "predictions" | "causal_analyses"): Promise<number> {
+  return countJobs(ctx.db, table === "predictions" ? "prediction" : "causal_analysis");
 }
 
 /** Artifacts of a small completed target_validation run (model.md §13 shapes). */

@@ -10,8 +10,8 @@ import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/database.ts";
 import { invalid } from "../errors.ts";
 import { WebhookAddressRefused, checkWebhookUrl } from "./address-guard.ts";
-import { recordWebhook } from "./outbox.ts";
-import { hasWebhookSecret } from "./secrets.ts";
+import { recordWebhook } from "../db/webhook-deliveries.ts";
+import { hasWebhookSecret } from "../db/webhook-secrets.ts";
 
 const MAX_URL_LENGTH = 2048;
 

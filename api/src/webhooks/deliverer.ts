@@ -14,7 +14,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { isIP } from "node:net";
 import { checkAddress, guardedLookup, type WebhookPolicy } from "./address-guard.ts";
-import { claimDue, markDelivered, markFailed, type DueDelivery } from "./outbox.ts";
+import { claimDue, markDelivered, markFailed, type DueDelivery } from "../db/webhook-deliveries.ts";
 import { webhookSecret, type WebhookSecretBox } from "./secrets.ts";
 
 const TIMEOUT_MS = 10_000;

@@ -5,6 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
+import { sealedWebhookSecret, storeSealedWebhookSecret } from "../db/webhook-secrets.ts";
 
 export class WebhookSecretBox {
   private readonly key: Buffer;
@@ -36,18 +37,7 @@ export async function rotateWebhookSecret(
   accountId: string,
 ): Promise<string | null> {
   const secret = `whsec_${randomBytes(32).toString("base64url")}`;
-  const { rowCount } = await db.query(
-    `INSERT INTO webhook_secrets (account_id, secret_sealed)
-     SELECT id, $2 FROM accounts WHERE id = $1
-     ON CONFLICT (account_id) DO UPDATE SET secret_sealed = EXCLUDED.secret_sealed, created_at = now()`,
-    [accountId, box.seal(secret)],
-  );
-  return rowCount === 1 ? secret : null;
-}
-
-export async function hasWebhookSecret(db: Queryable, accountId: string): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM webhook_secrets WHERE account_id = $1`, [accountId]);
-  return rows.length > 0;
+  return (await storeSealedWebhookSecret(db, accountId, box.seal(secret))) ? secret : null;
 }
 
 export async function webhookSecret(
@@ -55,9 +45,6 @@ export async function webhookSecret(
   box: WebhookSecretBox,
   accountId: string,
 ): Promise<string | null> {
-  const { rows } = await db.query<{ secret_sealed: string }>(
-    `SELECT secret_sealed FROM webhook_secrets WHERE account_id = $1`,
-    [accountId],
-  );
-  return rows[0] ? box.open(rows[0].secret_sealed) : null;
+  const sealed = await sealedWebhookSecret(db, accountId);
+  return sealed === null ? null : box.open(sealed);
 }

@@ -9,7 +9,7 @@ import {
   type TestApp,
 } from "../testing/helper.ts";
 import { signWebhook } from "./deliverer.ts";
-import { deliveryOf } from "./outbox.ts";
+import { deliveryOf } from "../db/webhook-deliveries.ts";
 import { WebhookSecretBox, rotateWebhookSecret, webhookSecret } from "./secrets.ts";
 
 let t: TestApp;

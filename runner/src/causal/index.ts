@@ -6,7 +6,13 @@ export {
   type ImpactedDegRow,
 } from "./causal-analysis.ts";
 export { degInfluences, impactedDegs, type DegInfluence, type ImpactedDegsOptions } from "./impacted-degs.ts";
-export { causalPaths, enumeratePaths, type CausalPathRow, type PathOptions } from "./paths.ts";
+export {
+  causalPaths,
+  enumeratePaths,
+  DEFAULT_PATH_SEARCH_BUDGET,
+  type CausalPathRow,
+  type PathOptions,
+} from "./paths.ts";
 export {
   intermediaryProteins,
   MAX_SCANNED_ROWS,

@@ -8,7 +8,7 @@ import { fitNbGlm, prepareGlmDesign } from "./nb-glm.ts";
 import { estimateDispersions } from "./dispersions.ts";
 import { waldTest } from "./wald.ts";
 import { cooksCutoff, cooksDistances, robustDispersion, samplesInLargeCells } from "./cooks.ts";
-import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiHochberg } from "../stats/multiple-testing.ts";
 
 /** At or below this many residual degrees of freedom the dispersion prior is weak (§5.5). */
 const LOW_RESIDUAL_DF = 3;

@@ -17,3 +17,4 @@ export {
   type DatasetFields,
   type WrittenInputs,
 } from "./dataset-files.ts";
+export { columnValues } from "./columns.ts";

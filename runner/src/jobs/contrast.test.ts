@@ -6,7 +6,7 @@
 import { PredictionParams } from "@causeway/contract";
 import { describe, expect, it } from "vitest";
 import { toyModel } from "../../test/fixtures/model/toy.ts";
-import { scoreTargetsWith } from "../scoring/index.ts";
+import { scoringOf } from "../scoring/index.ts";
 import { contrastFromDegList } from "./contrast.ts";
 import { scoringInputOf } from "./scoring-input.ts";
 
@@ -48,7 +48,7 @@ describe("contrastFromDegList", async () => {
         predictionId: "p",
         jobType: "target_validation",
       });
-      const result = scoreTargetsWith(version, input);
+      const result = scoringOf(version).score(input);
       expect(result.N).toBe(3);
       expect(result.n).toBe(2);
       expect(result.rows).toHaveLength(model.nSources);

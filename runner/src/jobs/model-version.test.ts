@@ -8,20 +8,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KANG_DIR } from "../../../test/shared-data.ts";
-import { PredictionParams } from "@causeway/contract";
+import { PredictionParams, scoreColumns } from "@causeway/contract";
 import { Model } from "../model/index.ts";
 import { defaultModel } from "../../test/fixtures/model/default-model.ts";
 import { buildModelFromFiles } from "../model/index.ts";
 import { DEFAULT_NETWORK, HGNC_DIR } from "../../../test/shared-data.ts";
-import { V2_EXTRA_COLUMNS } from "../scoring/score-targets-v2.ts";
-import { walkFor } from "../scoring/index.ts";
+import { SCORINGS } from "../scoring/index.ts";
 import { FsObjectStore } from "../storage/index.ts";
 import { parseTsv } from "../artifacts/tsv.ts";
 import { ArtifactWriter } from "./artifact-writer.ts";
 import { runPrediction } from "./prediction-job.ts";
 import { silentReporter } from "./reporter.ts";
 import { RunMetadata } from "./run-metadata.ts";
-import { TARGET_SCORE_COLUMNS } from "./scoring-artifacts.ts";
 import { contrastFromDegList } from "./contrast.ts";
 import { readDeTable } from "./de-table.ts";
 
@@ -63,7 +61,7 @@ describe("model versions in a target_validation job", async () => {
   const bundle = await buildModelFromFiles({
     networkPath: DEFAULT_NETWORK,
     hgncDir: HGNC_DIR,
-    walk: walkFor("v2"),
+    walk: SCORINGS.v2.walk,
   });
   // A v2 version: the v2 bundle with a manifest that says so (what `models import` records).
   const v2 = new Model({
@@ -95,8 +93,8 @@ describe("model versions in a target_validation job", async () => {
   it("keeps v1's columns in v2's target table and adds only artifact columns", async () => {
     const t1 = parseTsv(await readFile(join(d1, "target_scores.tsv"), "utf8"));
     const t2 = parseTsv(await readFile(join(d2, "target_scores.tsv"), "utf8"));
-    expect(t1.columns).toEqual([...TARGET_SCORE_COLUMNS]);
-    expect(t2.columns).toEqual([...TARGET_SCORE_COLUMNS, ...V2_EXTRA_COLUMNS]);
+    expect(t1.columns).toEqual(scoreColumns("v1"));
+    expect(t2.columns).toEqual(scoreColumns("v2"));
     expect(t2.rows).toHaveLength(t1.rows.length);
     const rank = t2.columns.indexOf("rank");
     expect(t2.rows.map((r) => Number(r[rank]))).toEqual(t2.rows.map((_, i) => i));

@@ -19,13 +19,7 @@ import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
 import { NoOrthologueTable, speciesResolver, type OrthologueTable } from "../symbols/index.ts";
 import { collectWarnings } from "./job-warnings.ts";
-import {
-  MODEL_V2,
-  scoreTargetsWith,
-  V3_WEIGHTS,
-  type ScoreTargetsResult,
-  type ScoringVersion,
-} from "../scoring/index.ts";
+import { scoringOf, type ScoreTargetsResult, type ScoringVersion } from "../scoring/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import { runCausalStep, type CausalStepInput } from "./causal-step.ts";
 import { scoringInputOf } from "./scoring-input.ts";
@@ -75,21 +69,14 @@ export async function runPrediction(run: PredictionRun): Promise<JobSuccess> {
   metadata.set("scoring", {
     version: scoring,
     hub_exponent: model.manifest.hub_exponent,
-    ...(scoring === "v2" ? { settings: MODEL_V2.settings } : {}),
-    ...(scoring === "v3"
-      ? {
-          weights: V3_WEIGHTS,
-          layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
-        }
-      : {}),
+    ...scoringOf(scoring).settings(model),
   });
   const results: { contrast: Contrast; scores: ScoreTargetsResult }[] = [];
   for (const contrast of contrasts) {
     await writeDegArtifacts(run.out, contrast);
     await writePseudoBulkArtifacts(run.out, contrast);
     const scores = metadata.time(`scores${contrast.prefix}`, () =>
-      scoreTargetsWith(
-        scoring,
+      scoringOf(scoring).score(
         scoringInputOf({
           model,
           contrast,

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   FAILURE_CODES,
   JobFailure,
+  attemptPrefix,
   RUNNER_EXIT,
   type JobSpec,
   type PredictionJobSpec,
@@ -37,7 +38,7 @@ export interface JobOutcome {
 }
 
 export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome> {
-  const out = new ArtifactWriter(ctx.store, `${spec.output_prefix.replace(/\/+$/, "")}/${ctx.attempt}`);
+  const out = new ArtifactWriter(ctx.store, attemptPrefix(spec.output_prefix, ctx.attempt));
   const metadata = new RunMetadata({
     job_id: spec.job_id,
     kind: spec.kind,

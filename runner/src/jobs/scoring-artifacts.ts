@@ -3,7 +3,7 @@
  * mapped_degs.json, target_scores.tsv, the source-influence matrix and, with
  * randomizations, randomization_null.tsv.
  */
-import { ARTIFACTS } from "@causeway/contract";
+import { ARTIFACTS, BASE_SCORE_COLUMNS } from "@causeway/contract";
 import { encodeNpyFloat32 } from "../artifacts/npy.ts";
 import { toTsv } from "../artifacts/tsv.ts";
 import type { ScoreTargetsResult } from "../scoring/index.ts";
@@ -25,25 +25,6 @@ const DEGS_COLUMNS = [
   "in_universe",
 ] as const;
 
-export const TARGET_SCORE_COLUMNS = [
-  "id",
-  "node_type",
-  "score",
-  "rank",
-  "rank_percentage",
-  "pvalue",
-  "z_score",
-  "is_deg",
-  "protein_expressed",
-  "n_degs_significant",
-  "percentage_degs_significant",
-  "k_expected",
-  "n_universe_significant",
-  "mean_log2_fold_degs",
-  "qvalue",
-  "pvalue_method",
-] as const;
-
 const NULL_COLUMNS = ["id", "null_mean_k", "null_sd_k", "n_null_ge", "strata"] as const;
 
 export async function writeDegArtifacts(out: ArtifactWriter, c: Contrast): Promise<void> {
@@ -56,7 +37,7 @@ export async function writeScoreArtifacts(
   c: Contrast,
   scores: ScoreTargetsResult,
 ): Promise<void> {
-  const columns = [...TARGET_SCORE_COLUMNS, ...(scores.extraColumns ?? [])];
+  const columns = [...BASE_SCORE_COLUMNS, ...(scores.extraColumns ?? [])];
   await out.write(c.prefix + ARTIFACTS.targetScores, toTsv(columns, scores.rows));
   const m = scores.sourceInfluence;
   await out.write(

@@ -5,7 +5,7 @@
  */
 import type { JobType, PredictionParams } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
-import type { ScoreTargetsV2Input, ScoringVersion } from "../scoring/index.ts";
+import { scoringOf, type ScoreTargetsV2Input, type ScoringVersion } from "../scoring/index.ts";
 import type { Contrast } from "./contrast.ts";
 
 export interface ScoringInputOptions {
@@ -28,10 +28,8 @@ export function scoringInputOf(o: ScoringInputOptions): ScoreTargetsV2Input {
     degs: contrast.mappedDegs,
     degSignificanceFold: o.params.deg_significance_fold,
     minMeanExpression: o.params.min_mean_expression,
-    // Model v1's outputs for DEG lists are frozen (§16.5): only later versions read a DE
-    // table's control-arm expression.
     meanCp10kControl:
-      o.scoring !== "v1" && contrast.meanCp10kControl.size === 0
+      scoringOf(o.scoring).readsTableExpression && contrast.meanCp10kControl.size === 0
         ? contrast.tableMeanCp10kControl
         : contrast.meanCp10kControl,
     meanCp10kBoth: contrast.meanCp10kBoth,

@@ -12,7 +12,8 @@ import type { ProgressCallback } from "./influence.ts";
 import { TOLERANCE } from "./influence-kernel.ts";
 import { BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH } from "./manifest.ts";
 import type { Model } from "./model.ts";
-import { importModel, loadModel } from "./model-store.ts";
+import { importModel } from "./model-import.ts";
+import { loadModel } from "./model-load.ts";
 import { V1_WALK, type WalkParams } from "./transition.ts";
 
 /** Options of `buildModelFromFiles`. */

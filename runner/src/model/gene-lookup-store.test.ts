@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FsObjectStore } from "../storage/index.ts";
 import { TOY_NETWORK } from "../../test/fixtures/model/toy.ts";
 import { loadGeneLookup, loadOrthologues } from "./gene-lookup-store.ts";
-import { importModel } from "./model-store.ts";
+import { importModel } from "./model-import.ts";
 
 describe("gene look-ups of a stored model version", () => {
   let dir: string;
@@ -73,7 +73,7 @@ describe("gene look-ups of a stored model version", () => {
   });
 
   it("loads the orthologue table of a manifest", async () => {
-    const { readManifest } = await import("./model-store.ts");
+    const { readManifest } = await import("./model-files.ts");
     const manifest = (await readManifest(store, "with"))!;
     expect(manifest.files).toHaveProperty(["hgnc/mouse_human_orthologues.tsv.gz"]);
     expect(manifest.hgnc).not.toHaveProperty(["mouse_human_orthologues.tsv.gz"]);

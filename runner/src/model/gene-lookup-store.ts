@@ -8,7 +8,7 @@ import { JobFailure } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
 import { GeneLookup, HGNC_FILES, ORTHOLOGUE_FILE, OrthologueTable, SymbolTable } from "../symbols/index.ts";
 import type { ModelManifest } from "./manifest.ts";
-import { MANIFEST_FILE, ModelIntegrityError, readManifest } from "./model-store.ts";
+import { MANIFEST_FILE, ModelIntegrityError, readManifest } from "./model-files.ts";
 
 const IDS_FILE = "bundle/ids.json";
 const sha256 = (buf: Buffer): string => createHash("sha256").update(buf).digest("hex");

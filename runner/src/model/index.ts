@@ -3,16 +3,13 @@ export { Model, type ModelParts } from "./model.ts";
 export { ModelManifest, BUNDLE_FORMAT, DEFAULT_MAX_PATH_LENGTH, SCORING_VERSIONS } from "./manifest.ts";
 export {
   importModel,
-  loadModel,
   buildModel,
   type BuildModelOptions,
-  ModelVersionConflict,
-  ModelIntegrityError,
-  MANIFEST_FILE,
   type ImportModelOptions,
   type LayerInput,
-  type LoadModelOptions,
-} from "./model-store.ts";
+} from "./model-import.ts";
+export { loadModel, type LoadModelOptions } from "./model-load.ts";
+export { ModelVersionConflict, ModelIntegrityError, MANIFEST_FILE } from "./model-files.ts";
 export {
   buildModelFromFiles,
   bundleCacheKey,

@@ -3,7 +3,7 @@
  * of the files of an immutable model version.
  */
 import { z } from "zod";
-import { SCORING_VERSIONS } from "@causeway/contract";
+import { SCORING_VERSIONS, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import { LayerKind } from "../libraries/gmt.ts";
 
 /** Bump when the stored bundle layout changes, so caches keyed on it are rebuilt. */
@@ -28,7 +28,7 @@ export const ModelManifest = z.object({
   hub_exponent: z.number().min(0),
   weight_rule: z.enum(["uniform", "dorothea_confidence"]),
   /** The scoring this version uses; manifests written before v2 existed are v1. */
-  scoring: z.enum(SCORING_VERSIONS).default("v1"),
+  scoring: z.enum(SCORING_VERSIONS).default(UNNAMED_MANIFEST_SCORING),
   /**
    * Evidence layers (gene-set libraries the operator supplied, model v3): each names its stored
    * file (`layers/<file>`, listed in `files` with its checksum) and what its sets say.
@@ -84,9 +84,8 @@ export function manifestIdentity(
     m.hub_exponent,
     m.tolerance,
     m.default_max_path_length,
-    // v1 identities keep their original form, so existing versions re-import as no-ops.
-    ...(m.scoring === "v2" ? ["scoring:v2"] : []),
-    ...(m.scoring === "v3" ? ["scoring:v3"] : []),
+    // Unnamed-scoring identities keep their original form, so existing versions re-import as no-ops.
+    ...(m.scoring === undefined || m.scoring === UNNAMED_MANIFEST_SCORING ? [] : [`scoring:${m.scoring}`]),
     ...(m.layers ?? []).map((l) => `layer:${l.name}:${l.kind}:${l.sha256}`),
   ]);
 }

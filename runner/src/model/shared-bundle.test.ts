@@ -8,7 +8,8 @@ import { JobFailure } from "@causeway/contract";
 import { scoreTargets } from "../scoring/index.ts";
 import { FsObjectStore } from "../storage/index.ts";
 import { TOY_NETWORK, toyScoreInput } from "../../test/fixtures/model/toy.ts";
-import { assembleModel, importModel, loadModel } from "./model-store.ts";
+import { importModel } from "./model-import.ts";
+import { assembleModel, loadModel } from "./model-load.ts";
 import type { Model } from "./model.ts";
 import { SharedBundles } from "./shared-bundle.ts";
 

@@ -11,12 +11,7 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { JobFailure, type FailureCode } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
 import type { Model } from "./model.ts";
-import {
-  assembleModel,
-  readModelFiles,
-  type LoadModelOptions,
-  type StoredModelFiles,
-} from "./model-store.ts";
+import { assembleModel, readModelFiles, type LoadModelOptions, type StoredModelFiles } from "./model-load.ts";
 
 /** Bytes on a SharedArrayBuffer of their own (a typed view of the whole buffer needs no copy). */
 export const sharedBytes = (bytes: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(bytes));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { benjaminiHochberg } from "./bh.ts";
+import { benjaminiHochbergDense as benjaminiHochberg } from "../stats/multiple-testing.ts";
 import { choose, exactScore, log10Big } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
 import { hypergeomScore, hypergeomZ, logFactorials, logHypergeomUpperTail } from "./hypergeometric.ts";
 

@@ -6,10 +6,10 @@ export {
   type TargetScoreRow,
   type RandomizationNullRow,
   type SourceInfluenceMatrix,
-} from "./score-targets.ts";
+} from "./score-targets-v1.ts";
 export { checkMappedDegs, MIN_MAPPED_DEGS } from "./checks.ts";
 export { logHypergeomUpperTail, hypergeomScore, hypergeomZ, logFactorials } from "./hypergeometric.ts";
-export { benjaminiHochberg } from "./bh.ts";
+export { benjaminiHochberg, benjaminiYekutieli } from "../stats/multiple-testing.ts";
 export { Xoshiro128ss, seedFrom } from "./prng.ts";
 export { buildStrata, quantileBins, type StratumGroup } from "./strata.ts";
 export { randomize, type RandomizationStats, type SignificanceIndicator } from "./randomization.ts";
@@ -23,15 +23,9 @@ export {
   type V2Settings,
   type V2Evidence,
 } from "./score-targets-v2.ts";
-export {
-  ScoringVersion,
-  DEFAULT_SCORING_VERSION,
-  scoreTargetsWith,
-  MODEL_V2,
-  walkFor,
-  readsLayers,
-  importOptionsFor,
-} from "./scoring-version.ts";
+export { ScoringVersion } from "@causeway/contract";
+export { SCORINGS, DEFAULT_SCORING_VERSION, scoringOf, importOptionsFor } from "./registry.ts";
+export type { Scoring } from "./scoring.ts";
 export { simes, cauchy, combine, type CombineRule } from "./combine-pvalues.ts";
 export { directEvidence, type DirectEvidence, type UniverseView } from "./direct-targets.ts";
 export { ulmActivity, ULM_MIN_DF, type UlmActivity } from "./ulm.ts";
@@ -40,7 +34,6 @@ export {
   activationState,
   layerPValues,
   V3_WEIGHTS,
-  V3_EXTRA_COLUMNS,
   type ScoreTargetsV3Input,
   type V3Weights,
 } from "./score-targets-v3.ts";

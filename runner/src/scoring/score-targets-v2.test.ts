@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { toySymbols } from "../../test/fixtures/model/toy.ts";
-import { buildModel } from "../model/model-store.ts";
+import { buildModel } from "../model/model-import.ts";
 import { exactScore } from "../../test/fixtures/scoring/exact-hypergeometric.ts";
-import { benjaminiHochberg } from "./bh.ts";
-import { benjaminiYekutieli } from "./by.ts";
+import { benjaminiHochbergDense as benjaminiHochberg } from "../stats/multiple-testing.ts";
+import { benjaminiYekutieli } from "../stats/multiple-testing.ts";
 import { cauchy, combine, simes } from "./combine-pvalues.ts";
-import { scoreTargets } from "./score-targets.ts";
+import { scoreTargets } from "./score-targets-v1.ts";
 import {
   pvalueExpressed,
   scoreTargetsV2,

@@ -15,23 +15,25 @@
  *   deep enough to say so (`pvalueExpressed`); optionally, candidates
  *   whose gene the job's data did not measure at all rank after the measured ones (a driver must
  *   be expressed in the cells, and the data gives no support that an unmeasured gene is);
- * - `qvalue` is Benjamini–Yekutieli instead of Benjamini–Hochberg (by.ts says why).
+ * - `qvalue` is Benjamini–Yekutieli instead of Benjamini–Hochberg (stats/multiple-testing.ts says why).
  *
  * The result has v1's shape and columns plus artifact-only columns (model.md §7.6 allows them).
  */
+import { V2_EXTRA_COLUMNS } from "@causeway/contract";
 import poissonCdf from "@stdlib/stats-base-dists-poisson-cdf";
-import type { Model } from "../model/index.ts";
-import { benjaminiYekutieli } from "./by.ts";
+import { V1_WALK, type Model } from "../model/index.ts";
+import { benjaminiYekutieli } from "../stats/multiple-testing.ts";
 import { combine, type CombineRule } from "./combine-pvalues.ts";
 import { directEvidence } from "./direct-targets.ts";
 import { logFactorials } from "./hypergeometric.ts";
+import type { Scoring } from "./scoring.ts";
 import { ulmActivity } from "./ulm.ts";
 import {
   scoreTargets,
   type ScoreTargetsInput,
   type ScoreTargetsResult,
   type TargetScoreRow,
-} from "./score-targets.ts";
+} from "./score-targets-v1.ts";
 
 /** Which evidence enters the combined p-value. */
 export type V2Evidence =
@@ -94,24 +96,6 @@ export const NOT_EXPRESSED_ALPHA = 0.05;
 export function pvalueExpressed(count: number, librarySize: number, threshold: number): number {
   return poissonCdf(Math.floor(count), (librarySize * threshold) / 1e4);
 }
-
-/** Artifact-only columns v2 adds to target_scores.tsv (model.md §7.6 allows extra columns there). */
-export const V2_EXTRA_COLUMNS = [
-  "pvalue_propagated",
-  "pvalue_direct",
-  "n_direct_targets",
-  "n_direct_target_degs",
-  "activation_z",
-  "pvalue_direction",
-  "ulm_t",
-  "pvalue_ulm",
-  "proxy_of",
-  "gene_measured",
-  "pvalue_expressed",
-  "evidence",
-  "combine",
-  "unmeasured",
-] as const;
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 
@@ -282,3 +266,17 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
   }
   return result;
 }
+
+/**
+ * Model v2 as shipped: the walk of its influence bundle (the hub penalty changes the bundle) and its
+ * scoring settings, both chosen by leave-one-case-out cross-validation over the shared
+ * known-answer cases (runner/docs/model-v2.md).
+ */
+export const SCORING_V2: Scoring = {
+  version: "v2",
+  walk: { ...V1_WALK, hubExponent: 0.5 },
+  readsLayers: false,
+  readsTableExpression: true,
+  score: scoreTargetsV2,
+  settings: () => ({ settings: V2_DEFAULTS }),
+};

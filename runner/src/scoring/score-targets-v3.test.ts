@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { toySymbols } from "../../test/fixtures/model/toy.ts";
 import { parseGmt } from "../libraries/index.ts";
-import { buildModel } from "../model/model-store.ts";
+import { buildModel } from "../model/model-import.ts";
 import { cauchy } from "./combine-pvalues.ts";
-import { scoreTargets } from "./score-targets.ts";
+import { scoreTargets } from "./score-targets-v1.ts";
 import { V3_WEIGHTS, activationState, scoreTargetsV3, type ScoreTargetsV3Input } from "./score-targets-v3.ts";
 
 // A: a TF with a small regulon (x, y up; z down) that also signals into the hub H.

@@ -21,14 +21,16 @@
  * measure keeps its place (`gene_measured = false` flags it); only the expression test of v2
  * (a control arm deep enough to show the gene is not expressed) moves a candidate down.
  */
+import { V3_EXTRA_COLUMNS } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
 import type { EvidenceLayer, LayerKind } from "../libraries/gmt.ts";
-import { benjaminiYekutieli } from "./by.ts";
+import { benjaminiYekutieli } from "../stats/multiple-testing.ts";
 import { cauchy } from "./combine-pvalues.ts";
 import { directEvidence } from "./direct-targets.ts";
 import { logFactorials, logHypergeomUpperTail } from "./hypergeometric.ts";
-import { rankTiers, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
-import { scoreTargets, type ScoreTargetsResult, type TargetScoreRow } from "./score-targets.ts";
+import { rankTiers, SCORING_V2, singleEdgeProxies, type ScoreTargetsV2Input } from "./score-targets-v2.ts";
+import { scoreTargets, type ScoreTargetsResult, type TargetScoreRow } from "./score-targets-v1.ts";
+import type { Scoring } from "./scoring.ts";
 import { ulmActivity } from "./ulm.ts";
 
 /** The weights of the v3 score (conditional logit, fitted on all 531 cases; model-v3.md). */
@@ -63,28 +65,6 @@ export interface ScoreTargetsV3Input extends ScoreTargetsV2Input {
   layers?: readonly EvidenceLayer[];
   weights?: V3Weights;
 }
-
-/** Artifact-only columns v3 adds to target_scores.tsv. */
-export const V3_EXTRA_COLUMNS = [
-  "pvalue_data",
-  "prior",
-  "prior_logit",
-  "pvalue_propagated",
-  "pvalue_tf_binding",
-  "pvalue_tf_coexpression",
-  "pvalue_kinase",
-  "n_layers",
-  "pvalue_direct",
-  "n_direct_targets",
-  "n_direct_target_degs",
-  "ulm_t",
-  "activation_z",
-  "pvalue_direction",
-  "activation_state",
-  "proxy_of",
-  "gene_measured",
-  "pvalue_expressed",
-] as const;
 
 const GROUPS: readonly LayerKind[] = ["tf_binding", "tf_coexpression", "kinase"];
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
@@ -388,3 +368,19 @@ export function activationState(
     return activationZ > 0 ? "activated" : "inhibited";
   return "undetermined";
 }
+
+/**
+ * Model v3: v1's propagated evidence on v2's bundle (its walk), the evidence layers of its model
+ * version and the fitted weights (runner/docs/model-v3.md).
+ */
+export const SCORING_V3: Scoring = {
+  version: "v3",
+  walk: SCORING_V2.walk,
+  readsLayers: true,
+  readsTableExpression: true,
+  score: scoreTargetsV3,
+  settings: (model) => ({
+    weights: V3_WEIGHTS,
+    layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
+  }),
+};

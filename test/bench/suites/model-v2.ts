@@ -4,10 +4,10 @@
  * bundle (v2: hub penalty h = 0.5). v2 may cost at most 2× v1 per job; everything else in a
  * job (inputs, DE, causal analysis, rendering) is the same code for both versions.
  */
-import { buildModelFromFiles } from "../../../runner/src/model/index.ts";
-import { MODEL_V2, scoreTargets, scoreTargetsV2, walkFor } from "../../../runner/src/scoring/index.ts";
-import { caseInput } from "../../../runner/src/validation/calibration.ts";
-import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { buildModelFromFiles } from "@causeway/runner/model";
+import { SCORINGS, scoreTargets, scoreTargetsV2, V2_DEFAULTS } from "@causeway/runner/scoring";
+import { caseInput } from "../../../runner/validation/src/calibration.ts";
+import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
@@ -15,7 +15,7 @@ export const suite: BenchSuite = {
   name: "model-v2",
   async run(): Promise<BenchRow[]> {
     const load = (v: "v1" | "v2") =>
-      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: walkFor(v) });
+      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: SCORINGS[v].walk });
     const [v1Model, v2Model] = [await load("v1"), await load("v2")];
     const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", v1Model.symbols);
     const rows: BenchRow[] = [];
@@ -23,7 +23,7 @@ export const suite: BenchSuite = {
       const v1Input = { ...caseInput(v1Model, c, c.degs), nRandomizations: R, seedSource: "bench/" };
       const v2Input = { ...caseInput(v2Model, c, c.degs), nRandomizations: R, seedSource: "bench/" };
       const t1 = await timeIt(() => scoreTargets(v1Input));
-      const t2 = await timeIt(() => scoreTargetsV2({ ...v2Input, settings: MODEL_V2.settings }));
+      const t2 = await timeIt(() => scoreTargetsV2({ ...v2Input, settings: V2_DEFAULTS }));
       rows.push({
         name: `target_id scoring, model v2, R = ${R}`,
         seconds: t2,

@@ -8,11 +8,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadLayersFromDir } from "../../../runner/src/libraries/index.ts";
-import { buildModelFromFiles } from "../../../runner/src/model/index.ts";
-import { scoreTargets, scoreTargetsV3, walkFor } from "../../../runner/src/scoring/index.ts";
-import { caseInput } from "../../../runner/src/validation/calibration.ts";
-import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { loadLayersFromDir } from "@causeway/runner/libraries";
+import { buildModelFromFiles } from "@causeway/runner/model";
+import { SCORINGS, scoreTargets, scoreTargetsV3 } from "@causeway/runner/scoring";
+import { caseInput } from "../../../runner/validation/src/calibration.ts";
+import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
@@ -22,7 +22,7 @@ export const suite: BenchSuite = {
   name: "model-v3",
   async run(): Promise<BenchRow[]> {
     const load = (v: "v1" | "v3") =>
-      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: walkFor(v) });
+      buildModelFromFiles({ networkPath: DEFAULT_NETWORK, hgncDir: HGNC_DIR, walk: SCORINGS[v].walk });
     const v1Model = await load("v1");
     const v3Bundle = await load("v3");
     let layers = await loadLayersFromDir(sharedData("libraries"), v3Bundle.symbols);

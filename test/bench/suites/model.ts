@@ -17,7 +17,7 @@ import {
 } from "@causeway/runner/model";
 import { defaultModel } from "@causeway/runner/testing";
 import { scoreTargets, type ScoreTargetsInput } from "@causeway/runner/scoring";
-import { readCase } from "../../../runner/src/validation/known-answers.ts";
+import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, KNOWN_ANSWERS_DIR } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 

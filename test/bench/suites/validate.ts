@@ -6,11 +6,11 @@
  * per-case CPU time (one process and thread, the bundles loaded once) onto 531 cases, against
  * that budget.
  */
-import { readCaseDir, prepareCase } from "../../../runner/src/validation/case-dir.ts";
-import { scoreCase } from "../../../runner/src/validation/benchmark.ts";
-import { defaultNetworkContext } from "../../../runner/src/validation/context.ts";
-import { loadMethods } from "../../../runner/src/validation/methods/registry.ts";
-import { scoreTargetsWith } from "../../../runner/src/scoring/index.ts";
+import { readCaseDir, prepareCase } from "../../../runner/validation/src/case-dir.ts";
+import { scoreCase } from "../../../runner/validation/src/benchmark.ts";
+import { defaultNetworkContext } from "../../../runner/validation/src/context.ts";
+import { loadMethods } from "../../../runner/validation/src/methods/registry.ts";
+import { scoringOf } from "@causeway/runner/scoring";
 import { sharedData } from "../../shared-data.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
@@ -33,7 +33,7 @@ export const suite: BenchSuite = {
     }, 1);
     const v1 = await timeIt(() => {
       for (const f of files)
-        scoreTargetsWith("v1", prepareCase(ctx.primary, f).scoringInput(ctx.primary, "v1"));
+        scoringOf("v1").score(prepareCase(ctx.primary, f).scoringInput(ctx.primary, "v1"));
     }, 1);
     const perCase = all / files.length;
     // One thread does the work, so its CPU time is the wall time on an idle machine; the wall
