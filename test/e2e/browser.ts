@@ -47,6 +47,31 @@ export async function launchChromium(viewport = { width: 1360, height: 900 }): P
   };
 }
 
+/**
+ * Makes every page of `context` log each Content-Security-Policy violation as a console error
+ * that names where it came from (script file, line and column, and the refused text's start),
+ * which Chromium's own message does not: a refused inline style is otherwise untraceable. The
+ * listener is added through the DevTools protocol, which the pages' policy does not govern.
+ */
+export async function traceCspViolations(context: BrowserContext): Promise<void> {
+  // Runs in the page (this file is compiled without the DOM's types, hence the casts).
+  await context.addInitScript(() => {
+    const page = globalThis as unknown as { addEventListener(type: string, f: (e: unknown) => void): void };
+    page.addEventListener("securitypolicyviolation", (e) => {
+      const v = e as {
+        effectiveDirective: string;
+        sourceFile: string;
+        lineNumber: number;
+        columnNumber: number;
+        sample: string;
+      };
+      console.error(
+        `Content Security Policy violation (${v.effectiveDirective}) at ${v.sourceFile}:${v.lineNumber}:${v.columnNumber}: ${JSON.stringify(v.sample)}`,
+      );
+    });
+  });
+}
+
 /** Signs in through the form (the key lands in sessionStorage). */
 export async function signIn(page: Page, base: string, key: string): Promise<void> {
   await page.goto(`${base}/app/sign-in`);

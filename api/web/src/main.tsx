@@ -1,4 +1,5 @@
 /** The web app: the shell (header, navigation, sign-out) and the page of the current route. */
+import "./csp-setup.ts";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
