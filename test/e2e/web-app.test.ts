@@ -231,6 +231,54 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await shot("05-table-sorted-searched");
   });
 
+  it("keeps every control of the table on every filter combination, one with no rows among them", async () => {
+    await page.fill('[data-testid="target-search"]', "");
+    const controls = [
+      '[data-testid="target-search"]',
+      'select[name="tier"]',
+      'select[name="direction"]',
+      'input[name="fold_proxies"]',
+      ".columns-menu summary",
+    ];
+    const values = async (name: string) =>
+      page
+        .locator(`select[name="${name}"] option`)
+        .evaluateAll((os) => os.map((o) => (o as { value: string }).value));
+    const tiers = await values("tier");
+    const directions = await values("direction");
+    // The facets come from the data: some tier other than "measured" and some direction are offered.
+    expect(tiers.length, tiers.join()).toBeGreaterThanOrEqual(3);
+    expect(directions.length, directions.join()).toBeGreaterThanOrEqual(2);
+    const rows = page.locator('tbody:not(.pinned-body) [data-testid="target-row"]');
+    let empty = 0;
+    const combinations = [
+      ...tiers.flatMap((t) => directions.map((d) => [t, d, ""])),
+      ["", "", "ZZZNOSUCHGENE"],
+    ];
+    for (const [tier, direction, q] of combinations as [string, string, string][]) {
+      await page.selectOption('select[name="tier"]', tier);
+      await page.selectOption('select[name="direction"]', direction);
+      await page.fill('[data-testid="target-search"]', q);
+      const which = `tier=${tier || "all"} direction=${direction || "all"} q=${q}`;
+      // Settled: rows or the sentence saying none matches, never neither.
+      await expect
+        .poll(async () => (await rows.count()) + (await page.locator('[data-testid="no-rows"]').count()), {
+          message: which,
+        })
+        .toBeGreaterThan(0);
+      if ((await rows.count()) === 0) empty++;
+      for (const c of controls) expect(await page.locator(c).isVisible(), `${which}: ${c}`).toBe(true);
+      expect(await page.inputValue('select[name="tier"]'), which).toBe(tier);
+      expect(await page.inputValue('select[name="direction"]'), which).toBe(direction);
+    }
+    expect(empty, "combinations with no rows").toBeGreaterThan(0);
+    await shot("05b-table-no-rows");
+    await page.fill('[data-testid="target-search"]', "");
+    await page.selectOption('select[name="tier"]', "");
+    await page.selectOption('select[name="direction"]', "");
+    await rows.first().waitFor();
+  });
+
   it("opens the graph and a node's paths", async () => {
     const graph = page.locator('[data-testid="causal-graph"]');
     await graph.scrollIntoViewIfNeeded();
