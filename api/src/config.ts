@@ -5,10 +5,14 @@
  * embedded PostgreSQL (PGlite), no REDIS_URL means in-process limit counters, and
  * CAUSEWAY_STORAGE=fs (the default) means objects under the data directory.
  */
-import { defaultModelCacheDir } from "./services/model-bundle-cache.ts";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { ScoringVersion } from "@causeway/contract";
+import {
+  defaultModelBundleCacheDir,
+  ScoringVersion,
+  type FsStorageSettings,
+  type S3StorageSettings,
+} from "@causeway/contract";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -65,9 +69,8 @@ export const ConfigEnv = z.object({
   /**
    * Warm runner threads, then their host, exit after this long without a job; the pool starts again
    * on the next one. Five minutes: someone working through datasets submits them minutes apart,
-   * and each job then runs in about a second instead of ~3 s with a cold host; the warm host holds
-   * ~340 MB (the whole server ~550 MB), and after this long the server holds the API alone
-   * (~210 MB; API README, "Memory").
+   * and a warm host runs each job several times faster than a cold one, for the memory the host
+   * holds meanwhile (api/docs/memory.md has the figures).
    */
   CAUSEWAY_RUNNER_POOL_IDLE_SECONDS: int(1, 7 * 24 * 3600).default(300),
   /** A job with no callback for this long is failed with job_stalled. */
@@ -197,18 +200,8 @@ export interface Config {
     | { kind: "embedded"; maxConnections: number }
     | { kind: "postgres"; url: string; poolMax: number; connectTimeoutMs: number };
   redisUrl: string | undefined;
-  storage:
-    | { kind: "fs"; dir: string }
-    | {
-        kind: "s3";
-        bucket: string;
-        region: string;
-        endpoint: string | undefined;
-        publicEndpoint: string | undefined;
-        forcePathStyle: boolean;
-        accessKeyId: string | undefined;
-        secretAccessKey: string | undefined;
-      };
+  /** The contract's storage settings, plus where browsers reach S3 (presigned links) when it differs. */
+  storage: FsStorageSettings | (S3StorageSettings & { publicEndpoint: string | undefined });
   presignTtlSeconds: number;
   dispatch: {
     kind: "local" | "kubernetes";
@@ -343,7 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       cacheDir:
         e.CAUSEWAY_MODEL_CACHE_DIR === "off"
           ? undefined
-          : resolve(e.CAUSEWAY_MODEL_CACHE_DIR ?? defaultModelCacheDir()),
+          : resolve(e.CAUSEWAY_MODEL_CACHE_DIR ?? defaultModelBundleCacheDir()),
     },
     limits: {
       rateLimit: e.CAUSEWAY_RATE_LIMIT,

@@ -37,7 +37,13 @@ export interface GeneLookupPiece {
   ): {
     n_input: number;
     n_recognised: number;
-    genes: { input: string; symbol: string | null; in_model: boolean; suggestion?: string }[];
+    genes: {
+      input: string;
+      symbol: string | null;
+      in_model: boolean;
+      suggestion?: string;
+      ambiguous?: string[];
+    }[];
   };
 }
 

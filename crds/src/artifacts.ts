@@ -15,6 +15,7 @@ export const ARTIFACTS = {
   causalPaths: "causal_paths.tsv",
   causalGraph: "causal_graph.png",
   causalGraphInputs: "causal_graph_inputs.json",
+  roCrate: "ro-crate-metadata.json",
 } as const;
 
 export type ArtifactName = (typeof ARTIFACTS)[keyof typeof ARTIFACTS];
@@ -46,6 +47,8 @@ export const ARTIFACT_DESCRIPTIONS: Record<ArtifactName, string> = {
   [ARTIFACTS.causalPaths]:
     "Every kept causal path from the target to an impacted DEG: the entities on it, edge signs, path probability, score and sign consistency (tab-separated).",
   [ARTIFACTS.causalGraph]: "The causal graph of the target as a PNG image.",
+  [ARTIFACTS.roCrate]:
+    "The provenance record of the run (a Workflow Run RO-Crate, JSON-LD): each input and model file with its SHA-256, every parameter, the software version and timings.",
   [ARTIFACTS.causalGraphInputs]:
     "The nodes and edges the causal-graph image draws, for redrawing it elsewhere (JSON).",
 };

@@ -16,3 +16,4 @@ export * from "./conditions.ts";
 export * from "./scoring-versions.ts";
 export * from "./pool-protocol.ts";
 export * from "./dataset-options.ts";
+export * from "./storage-settings.ts";

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { V1EnvVar, V1ResourceRequirements, V1Toleration } from "@kubernetes/client-node";
+import { storageEnvOf, type StorageSettings } from "@causeway/contract";
 import type { ReconcileConfig } from "./reconcile/types.ts";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -108,20 +109,21 @@ export interface OperatorConfig {
 
 /** The runner's storage env: plain settings plus secret references, never secret values. */
 export function storageEnv(env: OperatorEnv): V1EnvVar[] {
-  if (env.CAUSEWAY_STORAGE === "fs") {
-    return [
-      { name: "CAUSEWAY_STORAGE", value: "fs" },
-      { name: "CAUSEWAY_STORAGE_DIR", value: env.CAUSEWAY_STORAGE_DIR ?? "/data" },
-    ];
-  }
-  const out: V1EnvVar[] = [
-    { name: "CAUSEWAY_STORAGE", value: "s3" },
-    { name: "S3_BUCKET", value: env.S3_BUCKET ?? "" },
-    { name: "S3_REGION", value: env.S3_REGION },
-    { name: "S3_FORCE_PATH_STYLE", value: env.S3_FORCE_PATH_STYLE },
-  ];
-  if (env.S3_ENDPOINT) out.push({ name: "S3_ENDPOINT", value: env.S3_ENDPOINT });
-  if (env.S3_CREDENTIALS_SECRET) {
+  const settings: StorageSettings =
+    env.CAUSEWAY_STORAGE === "fs"
+      ? { kind: "fs", dir: env.CAUSEWAY_STORAGE_DIR ?? "/data" }
+      : {
+          kind: "s3",
+          bucket: env.S3_BUCKET ?? "",
+          region: env.S3_REGION,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE === "true",
+          ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+        };
+  // The keys go by reference to their Secret, never as values in the Job.
+  const out: V1EnvVar[] = Object.entries(storageEnvOf(settings, { withCredentials: false })).map(
+    ([name, value]) => ({ name, value }),
+  );
+  if (settings.kind === "s3" && env.S3_CREDENTIALS_SECRET) {
     const ref = (key: string) => ({ secretKeyRef: { name: env.S3_CREDENTIALS_SECRET ?? "", key } });
     out.push({ name: "AWS_ACCESS_KEY_ID", valueFrom: ref(env.S3_ACCESS_KEY_ID_KEY) });
     out.push({ name: "AWS_SECRET_ACCESS_KEY", valueFrom: ref(env.S3_SECRET_ACCESS_KEY_KEY) });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { JobSpec, RUNNER_ENV, RUNNER_EXIT } from "@causeway/contract";
+import { CACHE_ENV, JobSpec, RUNNER_ENV, RUNNER_EXIT } from "@causeway/contract";
 import { HttpCallbackReporter } from "./jobs/reporter.ts";
 import { runJob } from "./jobs/run-job.ts";
 import { storeFromEnv } from "./jobs/store-from-env.ts";
@@ -43,7 +43,7 @@ async function main(): Promise<number> {
         store: await storeFromEnv(process.env),
         reporter,
         attempt,
-        cacheDir: process.env.CAUSEWAY_CACHE_DIR,
+        cacheDir: process.env[CACHE_ENV.runner],
       });
     },
     parent,

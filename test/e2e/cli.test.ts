@@ -10,6 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
+import { validate as validateXml } from "fast-xml-parser";
+import { parseCausalGraphInputs } from "@causeway/runner/graph/inputs";
+import { selectGraph } from "@causeway/runner/graph/select";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 import { NODE, startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
@@ -132,6 +135,25 @@ describe("causeway CLI on the Kang 2018 data", () => {
     expect(run.stdout).toContain("status.json");
   });
 
+  it("keeps a provenance record whose checksums match the uploaded files and the downloads", async () => {
+    const out = join(work, "results");
+    const crate = JSON.parse(await readFile(join(out, "artifacts", "ro-crate-metadata.json"), "utf8")) as {
+      "@context": string[];
+      "@graph": ({ "@id": string; "@type": string | string[] } & Record<string, unknown>)[];
+    };
+    expect(crate["@context"][0]).toBe("https://w3id.org/ro/crate/1.1/context");
+    const byId = new Map(crate["@graph"].map((e) => [e["@id"], e]));
+    expect(byId.get("ro-crate-metadata.json")).toMatchObject({ about: { "@id": "./" } });
+    const root = byId.get("./")!;
+    expect(root.conformsTo).toContainEqual({ "@id": "https://w3id.org/ro/wfrun/workflow/0.5" });
+    for (const f of ["control.h5ad", "perturbed.h5ad"])
+      expect(byId.get(`#input-${f}`)!.sha256, f).toBe(sha256(await readFile(join(SPLIT, f))));
+    const parts = (root.hasPart as { "@id": string }[]).map((p) => p["@id"]);
+    expect(parts.length).toBeGreaterThan(5);
+    for (const name of parts)
+      expect(byId.get(name)!.sha256, name).toBe(sha256(await readFile(join(out, "artifacts", name))));
+  });
+
   it("writes the causal graph PNG, prints the paths and the quota", async () => {
     const png = join(work, "graph.png");
     const graph = await causeway(["graph", id, "--out", png, "--top-n-degs", "10", "--dpi", "72", "--json"]);
@@ -139,6 +161,33 @@ describe("causeway CLI on the Kang 2018 data", () => {
     const image = await loadImage(await readFile(png));
     expect(image.width).toBeGreaterThan(200);
     expect(lastJson<{ sha256: string }>(graph).sha256).toBe(sha256(await readFile(png)));
+
+    // The same graph for Cytoscape: every node and edge the PNG draws, from the stored replay inputs.
+    const inputs = parseCausalGraphInputs(
+      JSON.parse(await readFile(join(work, "results", "artifacts", "causal_graph_inputs.json"), "utf8")),
+    );
+    const drawn = selectGraph(inputs, 10);
+    const graphml = await causeway(["graph", id, "--format", "graphml", "--top-n-degs", "10"]);
+    expect(graphml.code, graphml.stderr).toBe(0);
+    expect(validateXml(graphml.stdout)).toBe(true);
+    const ids = (tag: string) =>
+      [...graphml.stdout.matchAll(new RegExp(`<${tag} id="([^"]+)"`, "g"))].map((m) => m[1]);
+    expect(ids("node").sort()).toEqual(drawn.nodes.map((n) => n.id).sort());
+    expect(ids("edge")).toHaveLength(drawn.edges.length);
+    const cx2File = join(work, "graph.cx2");
+    const cx2 = await causeway([
+      "graph",
+      id,
+      "--format",
+      "cx2",
+      "--top-n-degs",
+      "10",
+      "--out",
+      cx2File,
+      "--json",
+    ]);
+    expect(cx2.code, cx2.stderr).toBe(0);
+    expect(lastJson<{ sha256: string }>(cx2).sha256).toBe(sha256(await readFile(cx2File)));
 
     const paths = lastJson<{ paths: { path: string }[]; degs_total: number }>(
       await causeway(["paths", id, "--json"]),

@@ -192,3 +192,61 @@ describe("admin CLI (embedded)", () => {
     });
   });
 });
+
+describe("admin CLI run while `npm start` is starting the server", () => {
+  it(
+    "waits for the server starting on its data directory instead of refusing",
+    { timeout: 240_000 },
+    async () => {
+      const fresh = await mkdtemp(join(tmpdir(), "causeway-cli-fresh-"));
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      // prestart's first step, then the server, as `npm start` runs them (without the web build).
+      const node = JSON.stringify(process.execPath);
+      const server = spawn(
+        "sh",
+        ["-c", `${node} api/src/startup/announce-start.ts && exec ${node} api/src/main.ts`],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            CAUSEWAY_METRICS_PORT: "0",
+            ...env,
+            CAUSEWAY_DATA_DIR: fresh,
+            PORT: String(port),
+            HOST: "127.0.0.1",
+          },
+          stdio: "ignore",
+        },
+      );
+      try {
+        // As soon as the start has begun: its database does not exist yet.
+        await waitFor(
+          "the start-up marker",
+          async () =>
+            (await readdir(join(runtimeDir, `causeway-embedded-${process.getuid!()}`))).some((f) =>
+              f.startsWith("starting-"),
+            ),
+          { timeoutMs: 60_000 },
+        );
+        const { stdout, stderr } = await run(
+          process.execPath,
+          ["api/src/admin/cli.ts", "accounts", "create", "--name", "dave", "--tier", "internal", "--json"],
+          { cwd: REPO_ROOT, env: { ...env, CAUSEWAY_DATA_DIR: fresh }, timeout: 200_000 },
+        );
+        expect(stderr).toMatch(/admin: a server is starting on .* \(pid \d+\); waiting for its database/);
+        expect(stderr).toContain(`admin: database embedded in ${fresh}, through the running server`);
+        const { api_key } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+        await waitFor("the server", async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, {
+          timeoutMs: 120_000,
+        });
+        const res = await fetch(`http://127.0.0.1:${port}/v1/usage/predictions/quota`, {
+          headers: { "x-api-key": api_key },
+        });
+        expect(res.status).toBe(200);
+      } finally {
+        server.kill("SIGTERM");
+        await new Promise((r) => server.once("exit", r));
+        await rm(fresh, { recursive: true, force: true });
+      }
+    },
+  );
+});

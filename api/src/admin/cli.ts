@@ -22,6 +22,7 @@ import {
 } from "../db/accounts.ts";
 import { Database } from "../db/database.ts";
 import { EMBEDDED_PGDATA, findRunningServer, listRunningServers } from "../db/embedded.ts";
+import { waitForStartingServer } from "../db/embedded-starting.ts";
 import { migrate } from "../db/migrate.ts";
 import { listModels, setDefaultModel } from "../db/models.ts";
 import { ScoringVersion, UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
@@ -48,7 +49,13 @@ async function connect(config: Config, init: boolean): Promise<Database> {
     err(`admin: database PostgreSQL ${u.hostname}${u.port ? `:${u.port}` : ""}${u.pathname} (DATABASE_URL)`);
     return openDatabase(config);
   }
-  const running = await findRunningServer(config.dataDir);
+  // In the first seconds of `npm start` the server has not published its socket yet: wait for it.
+  const running =
+    (await findRunningServer(config.dataDir)) ??
+    (await waitForStartingServer(config.dataDir, findRunningServer, {
+      onWait: (s) =>
+        err(`admin: a server is starting on ${config.dataDir} (pid ${s.pid}); waiting for its database`),
+    }));
   if (running) {
     err(
       `admin: database embedded in ${config.dataDir}, through the running server (pid ${running.pid}, ${running.host}:${running.port})`,

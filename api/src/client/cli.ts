@@ -14,7 +14,7 @@ import { saveProfile } from "./config.ts";
 import { CausewayError } from "./errors.ts";
 import { progressReporter } from "./progress.ts";
 import { saveResults } from "./results.ts";
-import type { CausewayClient, PredictionStatus, PredictionSubmission } from "./sdk.ts";
+import type { CausewayClient, GraphExportFormat, PredictionStatus, PredictionSubmission } from "./sdk.ts";
 import { waitForCausalAnalysis, waitForPrediction } from "./wait.ts";
 import {
   clientOf,
@@ -59,14 +59,28 @@ async function readDegs(path: string): Promise<string[]> {
 }
 
 /** The DEGs of a DE table file: rows under the adjusted p-value threshold with |log2FC| at least lfc. */
-async function readDegsTable(path: string, padj: number, lfc: number): Promise<string[]> {
+async function readDegsTable(
+  path: string,
+  o: { padj: number; lfc: number; geneColumn?: string | undefined },
+): Promise<string[]> {
   const text = await readFile(path, "utf8").catch(() => {
     throw new CausewayError("invalid_input", `cannot read the DE table ${path}`, 0);
   });
-  const picked = selectDegs(text, padj, lfc, path);
+  const picked = selectDegs(text, {
+    padj: o.padj,
+    lfc: o.lfc,
+    file: path,
+    ...(o.geneColumn !== undefined ? { geneColumn: o.geneColumn } : {}),
+  });
+  const how = {
+    option: "--degs-table-gene-column",
+    name: "found by name",
+    row_names: "no gene column by name",
+  };
   note(
-    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${padj} and |${picked.columns.lfc}| >= ${lfc} (genes from ${picked.columns.gene})`,
+    `${picked.degs.length} of ${picked.nRows} rows of ${basename(path)} pass ${picked.columns.padj} < ${o.padj} and |${picked.columns.lfc}| >= ${o.lfc}; genes from ${picked.columns.gene} (${how[picked.geneColumnFrom]})`,
   );
+  for (const n of picked.notes) note(`degs table: ${n}`);
   if (picked.degs.length === 0)
     throw new CausewayError("invalid_input", `no row of ${path} passes the thresholds`, 0);
   return picked.degs;
@@ -157,6 +171,10 @@ withCausalPathOptions(
     .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
     .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
     .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
+    .option(
+      "--degs-table-gene-column <name>",
+      "with --degs-table: the gene column (default: hgnc_symbol, else a symbol or gene column by name, else the row names)",
+    )
     .addOption(
       new Option("--species <species>", "species of the gene identifiers").choices(["human", "mouse"]),
     )
@@ -238,7 +256,13 @@ withCausalPathOptions(
         ...options,
         dataset_control: await fileBlob(o.control),
         dataset_pert: await fileBlob(o.perturbed),
-        degs: o.degs ? await readDegs(o.degs) : await readDegsTable(o.degsTable!, o.padj, o.lfc),
+        degs: o.degs
+          ? await readDegs(o.degs)
+          : await readDegsTable(o.degsTable!, {
+              padj: o.padj,
+              lfc: o.lfc,
+              geneColumn: o.degsTableGeneColumn,
+            }),
       };
     }
     const created = await client
@@ -254,6 +278,7 @@ withCausalPathOptions(
 
 interface SubmitOptions extends ColumnOptions, CausalPathOptions {
   degsTable?: string;
+  degsTableGeneColumn?: string;
   padj: number;
   lfc: number;
   species?: "human" | "mouse";
@@ -376,28 +401,59 @@ program
 
 program
   .command("graph")
-  .description("causal graph PNG of a target_validation prediction (or --causal-analysis) into a file")
+  .description(
+    "causal graph of a target_validation prediction (or --causal-analysis): the PNG, or with --format a network file for Cytoscape (cx2, graphml, sif)",
+  )
   .argument("<id>", "prediction id (or causal-analysis id)")
-  .requiredOption("--out <file>", "PNG file to write")
+  .option("--out <file>", "file to write (required for png; network files go to standard output without it)")
+  .addOption(
+    new Option(
+      "--format <format>",
+      "png, or cx2 / graphml / sif: the PNG's nodes and edges as a network file",
+    )
+      .choices(["png", "cx2", "graphml", "sif"])
+      .default("png"),
+  )
   .option("--top-n-degs <n>", "DEGs to draw (1..10000)", integer, 20)
-  .option("--dpi <n>", "72..600", integer)
-  .option("--causal-analysis", "the id is a causal-analysis id (its pre-rendered graph)")
-  .option("--json", "print {out, bytes, sha256}")
+  .option("--dpi <n>", "png: 72..600", integer)
+  .option("--causal-analysis", "the id is a causal-analysis id (its own graph, fixed at creation)")
+  .option("--json", "print {out, format, bytes, sha256}")
   .action(
     async (
       id: string,
-      o: { out: string; topNDegs: number; dpi?: number; causalAnalysis?: boolean; json?: boolean },
+      o: {
+        out?: string;
+        format: "png" | GraphExportFormat;
+        topNDegs: number;
+        dpi?: number;
+        causalAnalysis?: boolean;
+        json?: boolean;
+      },
       cmd: Command,
     ) => {
       const client = await clientOf(cmd);
-      const png = o.causalAnalysis
-        ? await client.getCausalAnalysisGraph(id)
-        : await client.getCausalGraph(id, { top_n_degs: o.topNDegs, dpi: o.dpi });
-      await writeFile(o.out, png);
+      let body: Uint8Array;
+      if (o.format === "png") {
+        if (o.out === undefined) throw new CausewayError("invalid_input", "--format png needs --out FILE", 0);
+        body = o.causalAnalysis
+          ? await client.getCausalAnalysisGraph(id)
+          : await client.getCausalGraph(id, { top_n_degs: o.topNDegs, dpi: o.dpi });
+      } else {
+        const text = o.causalAnalysis
+          ? await client.getCausalAnalysisGraphExport(id, { format: o.format })
+          : await client.getCausalGraphExport(id, { top_n_degs: o.topNDegs, format: o.format });
+        if (o.out === undefined) {
+          process.stdout.write(text);
+          return;
+        }
+        body = new TextEncoder().encode(text);
+      }
+      await writeFile(o.out, body);
       const result = {
         out: o.out,
-        bytes: png.byteLength,
-        sha256: createHash("sha256").update(png).digest("hex"),
+        format: o.format,
+        bytes: body.byteLength,
+        sha256: createHash("sha256").update(body).digest("hex"),
       };
       if (o.json) printJson(result);
       else out(`${basename(o.out)}: ${result.bytes} bytes`);

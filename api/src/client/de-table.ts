@@ -1,19 +1,43 @@
 /**
  * A differential-expression table (DESeq2, edgeR, limma, Seurat FindMarkers) turned into the DEG
  * list the service takes: the rows whose adjusted p-value is below a threshold and whose absolute
- * log2 fold change reaches another. Column names are the tools' own; the gene is the first
- * column (row names, as R writes them) unless a gene column is named.
+ * log2 fold change reaches another. Column names are the tools' own. The gene column is the one
+ * named, else the first present of GENE (a curated `hgnc_symbol` first: tables keep it beside a
+ * `gene` column of row names such as `TAP1_ENSG00000168394` that no symbol table resolves), else
+ * the row names (the first column, as R writes them).
  */
 import { CausewayError } from "./errors.ts";
 
 const PADJ = ["padj", "fdr", "adj.p.val", "p_val_adj", "qvalue", "q_value", "adj_pval", "padj_bh"];
 const LFC = ["log2foldchange", "logfc", "avg_log2fc", "log2fc", "avg_logfc", "lfc"];
-const GENE = ["gene", "genes", "symbol", "gene_symbol", "gene_name", "gene_id", "feature", "id", "names"];
+/** Gene columns in order of preference: curated symbols, then symbols, then names or ids. */
+export const GENE_COLUMNS = [
+  "hgnc_symbol",
+  "mgi_symbol",
+  "gene_symbol",
+  "symbol",
+  "gene_name",
+  "external_gene_name",
+  "gene",
+  "genes",
+  "gene_id",
+  "ensembl_gene_id",
+  "feature",
+  "id",
+  "names",
+];
+
+/** Row names that glue a symbol to an Ensembl id (Seurat's make.unique on duplicated symbols, Cell Ranger features). */
+const GLUED_ID = /^[^_]+[_.-]ENS[A-Z]*G\d{6,}/;
 
 export interface DeTableSelection {
   degs: string[];
   nRows: number;
   columns: { gene: string; padj: string; lfc: string };
+  /** How the gene column was chosen: named by the user, found by its name, or the row names. */
+  geneColumnFrom: "option" | "name" | "row_names";
+  /** Things the user should know about the chosen gene column (glued ids, empty cells). */
+  notes: string[];
 }
 
 const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/, "$1");
@@ -25,17 +49,29 @@ function rowsOf(text: string): string[][] {
   return lines.map((l) => l.split(sep).map(unquote));
 }
 
-export function selectDegs(
-  text: string,
-  padjMax: number,
-  lfcMin: number,
-  file = "the DE table",
-): DeTableSelection {
+export interface SelectDegsOptions {
+  padj: number;
+  lfc: number;
+  /** The gene column's name (case-insensitive); detected when absent. */
+  geneColumn?: string;
+  /** The file's name in messages. */
+  file?: string;
+}
+
+export function selectDegs(text: string, o: SelectDegsOptions): DeTableSelection {
+  const file = o.file ?? "the DE table";
   const rows = rowsOf(text);
   const header = rows[0] ?? [];
-  const find = (names: string[]) => header.findIndex((h) => names.includes(h.trim().toLowerCase()));
-  const padj = find(PADJ);
-  const lfc = find(LFC);
+  const lower = header.map((h) => h.trim().toLowerCase());
+  const find = (names: readonly string[]) => {
+    for (const n of names) {
+      const i = lower.indexOf(n);
+      if (i >= 0) return i;
+    }
+    return -1;
+  };
+  const padj = lower.findIndex((h) => PADJ.includes(h));
+  const lfc = lower.findIndex((h) => LFC.includes(h));
   if (padj < 0 || lfc < 0)
     throw new CausewayError(
       "invalid_input",
@@ -44,24 +80,62 @@ export function selectDegs(
     );
   // R's write.table leaves the row-name column without a header (one field fewer, or "").
   const shifted = rows.length > 1 && rows[1]!.length === header.length + 1;
-  const named = find(GENE);
-  const gene = shifted ? 0 : named >= 0 ? named : 0;
   const at = (row: string[], col: number) => row[shifted ? col + 1 : col] ?? "";
+
+  let gene: number | "row_names";
+  let geneColumnFrom: DeTableSelection["geneColumnFrom"];
+  if (o.geneColumn !== undefined) {
+    const i = lower.indexOf(o.geneColumn.trim().toLowerCase());
+    if (i < 0)
+      throw new CausewayError(
+        "invalid_input",
+        `${file}: no column "${o.geneColumn}" (--degs-table-gene-column); its header is ${header.join(", ")}`,
+        0,
+      );
+    gene = i;
+    geneColumnFrom = "option";
+  } else {
+    const named = find(GENE_COLUMNS);
+    // An unnamed first column (DESeq2's write.csv) holds the row names.
+    gene = named >= 0 ? named : shifted ? "row_names" : 0;
+    geneColumnFrom = named >= 0 ? "name" : "row_names";
+  }
+  const geneOf = (row: string[]) => (gene === "row_names" ? (row[0] ?? "") : at(row, gene));
+
   const degs: string[] = [];
+  let glued = 0;
+  let empty = 0;
   for (const row of rows.slice(1)) {
     const p = Number(at(row, padj));
     const f = Number(at(row, lfc));
-    const g = shifted ? (row[0] ?? "") : (row[gene] ?? "");
-    if (g !== "" && Number.isFinite(p) && Number.isFinite(f) && p < padjMax && Math.abs(f) >= lfcMin)
+    if (!(Number.isFinite(p) && Number.isFinite(f) && p < o.padj && Math.abs(f) >= o.lfc)) continue;
+    const g = geneOf(row).trim();
+    if (g === "") empty++;
+    else {
+      if (GLUED_ID.test(g)) glued++;
       degs.push(g);
+    }
+  }
+  const geneName =
+    gene === "row_names"
+      ? "(row names)"
+      : header[gene] || (gene === 0 ? "(first column)" : `column ${gene + 1}`);
+  const notes: string[] = [];
+  if (empty > 0) notes.push(`${empty} passing rows have no value in ${geneName} and are left out`);
+  if (glued > 0) {
+    const other = GENE_COLUMNS.slice(0, 6)
+      .map((n) => header[lower.indexOf(n)])
+      .find((h) => h !== undefined && h !== header[gene as number]);
+    notes.push(
+      `${glued} genes in ${geneName} carry an Ensembl id (e.g. TAP1_ENSG00000168394), which the service may not resolve` +
+        (other ? `; ${other} looks like symbols: --degs-table-gene-column ${other}` : ""),
+    );
   }
   return {
     degs,
     nRows: rows.length - 1,
-    columns: {
-      gene: shifted ? "(row names)" : header[gene] || "(first column)",
-      padj: header[padj]!,
-      lfc: header[lfc]!,
-    },
+    columns: { gene: geneName, padj: header[padj]!, lfc: header[lfc]! },
+    geneColumnFrom,
+    notes,
   };
 }

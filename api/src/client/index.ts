@@ -8,6 +8,7 @@ export type {
   CausalPaths,
   ClientOptions,
   DegsImpacted,
+  GraphExportFormat,
   IntermediaryProteins,
   MappedDegs,
   PredictionStatus,
@@ -22,6 +23,7 @@ export type {
   TargetsPageResult,
 } from "./sdk.ts";
 export { CausewayError } from "./errors.ts";
+export { GENE_COLUMNS, selectDegs, type DeTableSelection, type SelectDegsOptions } from "./de-table.ts";
 export { waitForCausalAnalysis, waitForPrediction, type Progress, type WaitOptions } from "./wait.ts";
 export { saveResults, type SavedFile, type SavedResults } from "./results.ts";
 export { resolveConnection, type Connection } from "./config.ts";

@@ -26,6 +26,7 @@ import {
 } from "../schemas/predictions.ts";
 import { ResolveGenesResponse } from "../schemas/genes.ts";
 import { TargetsPage } from "../schemas/targets.ts";
+import type { PredictionGraphExportQuery } from "../schemas/graph-export.ts";
 import { CausewayError, detailMessage } from "./errors.ts";
 import { backoffMs, realSleep, RequestBudget, retryAfterMs, type Sleep } from "./pacing.ts";
 
@@ -43,6 +44,8 @@ export type CausalAnalysisRequest = z.input<typeof CreateCausalAnalysisRequest>;
 export type Quota = z.infer<typeof QuotaResponse>;
 export type ResolvedGenes = z.infer<typeof ResolveGenesResponse>;
 export type TargetsPageResult = z.infer<typeof TargetsPage>;
+/** A network file format of the causal-graph exports. */
+export type GraphExportFormat = z.infer<typeof PredictionGraphExportQuery>["format"];
 
 const FILE_FIELDS = ["dataset", "dataset_control", "dataset_pert"] as const;
 /** The options of a submission: every text field of the form (service-spec §4.1). */
@@ -209,6 +212,17 @@ export class CausewayClient {
     return this.bytes(`/v1/predictions/${enc(id)}/causal-graph`, query);
   }
 
+  /**
+   * The same graph as a network file for Cytoscape and other tools: CX2 (default), GraphML or
+   * SIF text, with each node's molecule (protein or RNA) and each edge's sign as attributes.
+   */
+  async getCausalGraphExport(
+    id: string,
+    query: { top_n_degs: number; format?: GraphExportFormat },
+  ): Promise<string> {
+    return decodeText(await this.bytes(`/v1/predictions/${enc(id)}/causal-graph/export`, query));
+  }
+
   // ── causal analyses ─────────────────────────────────────────────────────────────────────
 
   createCausalAnalysis(body: CausalAnalysisRequest): Promise<CausalAnalysisCreated> {
@@ -227,6 +241,14 @@ export class CausewayClient {
 
   getCausalAnalysisGraph(id: string): Promise<Uint8Array> {
     return this.bytes(`/v1/causal-analysis/${enc(id)}/graph`, {});
+  }
+
+  /** A completed causal analysis's graph as a network file (see getCausalGraphExport). */
+  async getCausalAnalysisGraphExport(
+    id: string,
+    query: { format?: GraphExportFormat } = {},
+  ): Promise<string> {
+    return decodeText(await this.bytes(`/v1/causal-analysis/${enc(id)}/graph/export`, query));
   }
 
   // ── genes ───────────────────────────────────────────────────────────────────────────────
@@ -330,6 +352,7 @@ export class CausewayClient {
 }
 
 const enc = encodeURIComponent;
+const decodeText = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
 /** One event of a prediction's stream: `status`, or the terminal `completed` / `failed`. */
 export interface PredictionEvent {

@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import { Database } from "../db/database.ts";
 import { startEmbeddedPostgres } from "../db/embedded.ts";
+import { announceStarting } from "../db/embedded-starting.ts";
 
 /** Opens the database of the configuration (starting embedded PGlite when no DATABASE_URL). */
 export async function openDatabase(
@@ -21,11 +22,15 @@ export async function openDatabase(
       statement_timeout: 30_000,
     });
   }
+  const dataDir = options.ephemeral ? null : config.dataDir;
+  const publish = options.publish ?? true;
+  // Until the socket is published, an admin CLI on this directory waits instead of refusing.
+  const starting = dataDir !== null && publish ? await announceStarting(dataDir) : null;
   const embedded = await startEmbeddedPostgres({
-    dataDir: options.ephemeral ? null : config.dataDir,
+    dataDir,
     maxConnections: d.maxConnections,
-    publish: options.publish ?? true,
-  });
+    publish,
+  }).finally(() => starting?.());
   return new Database(
     {
       host: embedded.host,

@@ -3,8 +3,8 @@
  * server defaults, sized for a database server of its own: 128 MB of shared buffers that fill
  * as tables are read and stay resident in the WebAssembly memory, which never shrinks. The
  * embedded database holds one user's accounts and job records (a few MB), so small buffers cost
- * nothing measurable and keep the server ~100 MB smaller (API README, "Memory"); 8 MB rather
- * than 16 MB: the resident WebAssembly memory after two Kang jobs 30.9 → 22.7 MB.
+ * nothing measurable and keep the server smaller (api/docs/memory.md has the figures), down to
+ * where a smaller size no longer lowers the resident WebAssembly memory after a few jobs.
  */
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 

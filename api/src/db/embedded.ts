@@ -16,6 +16,9 @@ import { z } from "zod";
 import { startPasswordFront } from "./embedded-auth.ts";
 import { initEmbeddedDatabase } from "./embedded-initdb.ts";
 import { EMBEDDED_PG_OPTIONS } from "./embedded-settings.ts";
+import { pidAlive, serverRegistryDir } from "./server-registry.ts";
+
+export { serverRegistryDir } from "./server-registry.ts";
 
 const AddressFile = z.object({
   host: z.string(),
@@ -33,15 +36,6 @@ export const EMBEDDED_PGDATA = "pgdata";
 // The registry entry names the server only: its password stays in the data directory.
 const RegistryEntry = AddressFile.omit({ password: true }).extend({ dataDir: z.string() });
 export type RunningServer = z.infer<typeof RegistryEntry>;
-
-/**
- * Where embedded servers of this user announce their data directory, so that an admin CLI
- * pointed at another directory can find the server that runs ($XDG_RUNTIME_DIR, else the
- * temp directory).
- */
-export function serverRegistryDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_RUNTIME_DIR || tmpdir(), `causeway-embedded-${process.getuid?.() ?? "user"}`);
-}
 
 /** The embedded servers of this user that are running now. */
 export async function listRunningServers(): Promise<RunningServer[]> {
@@ -140,15 +134,6 @@ export async function findRunningServer(dataDir: string): Promise<EmbeddedAddres
   }
   if (!pidAlive(address.pid)) return null;
   return (await portOpen(address.host, address.port)) ? address : null;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === "EPERM";
-  }
 }
 
 function portOpen(host: string, port: number): Promise<boolean> {

@@ -6,7 +6,7 @@
  * that crashed before reporting is failed at once instead of waiting for the stall sweeper.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
+import { CACHE_ENV, RUNNER_ENV, deriveCallbackKey, type JobKind, type JobSpec } from "@causeway/contract";
 import { PRELOAD_MODEL_ENV } from "@causeway/contract";
 import type { DispatchContext, Dispatcher, MirroredStatus } from "./dispatcher.ts";
 import { FairQueue } from "./fair-queue.ts";
@@ -65,7 +65,7 @@ const PASSTHROUGH = [
   "LANG",
   "LC_ALL",
   "TZ",
-  "CAUSEWAY_CACHE_DIR",
+  CACHE_ENV.runner,
   "NODE_OPTIONS",
   "NODE_COMPILE_CACHE",
 ];

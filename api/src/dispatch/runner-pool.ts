@@ -22,9 +22,9 @@ import { stopChild } from "./stop-child.ts";
 /**
  * V8 heap settings of the runner host process. A job allocates most of its garbage in short
  * bursts (DE, scoring, the PNG); with V8's defaults, sized for a short process's throughput, each
- * burst leaves the heap's committed pages larger and a long-lived runner drifts to ~600 MB. Small
+ * burst leaves the heap's committed pages larger and a long-lived runner drifts upwards. Small
  * semi-spaces and an old-space ceiling make V8 collect sooner at a few percent of job time
- * (measured on the Kang split job; `npm run bench service`). The host's threads get the same
+ * (`npm run bench service`). The host's threads get the same
  * limits as resource limits (THREAD_LIMITS in runner/src/jobs/thread-host.ts).
  */
 export const WARM_RUNNER_FLAGS = ["--max-semi-space-size=2", "--max-old-space-size=512"];
@@ -33,13 +33,12 @@ export const WARM_RUNNER_FLAGS = ["--max-semi-space-size=2", "--max-old-space-si
  * glibc malloc settings of the runner host (the caller's environment wins):
  * - glibc gives each thread that allocates its own malloc arena (up to 8 per core); native
  *   libraries (canvas, zlib, h5wasm's host calls) free into them and the pages stay resident.
- *   Two arenas cut a warm runner's resident set by ~25 MB at no measurable cost in job time.
+ *   Two arenas cut a warm runner's resident set at no measurable cost in job time.
  * - A fixed mmap threshold: by default glibc raises the threshold to the size of every large
  *   block it frees (up to 32 MB), so after the first job a job's buffers come from the arenas,
  *   whose freed pages stay resident between jobs (glibc hands back only the top of an arena).
- *   At 32 KiB every buffer from there up is its own mapping, returned to the system when freed:
- *   the host 60 s after Kang jobs ~340 → ~326 MiB against 128 KiB (the API's setting), with
- *   back-to-back Kang jobs 0.82 s and 0.84 s on average, within the runs' spread.
+ *   At 32 KiB every buffer from there up is its own mapping, returned to the system when freed,
+ *   with job times within the runs' spread (api/docs/memory.md, `npm run bench service`).
  */
 export const WARM_RUNNER_ENV: Record<string, string> = {
   MALLOC_ARENA_MAX: "2",

@@ -4,9 +4,8 @@
  * Why: V8 sizes the young generation for throughput and shrinks it only when a collection runs
  * with a low allocation rate. A server that goes quiet allocates nothing, so no collection runs:
  * it keeps what its last burst grew, and the buffers it let go of (the status bodies the cache
- * dropped, 13 MB each for a Kang job) stay allocated. Measured on the embedded server 60 s after
- * three Kang jobs: 353 MB resident with a 97 MB young generation and dead bodies, 211 MB after
- * one collection (29 ms).
+ * dropped) stay allocated. One collection returns most of it in tens of milliseconds
+ * (api/docs/memory.md has the figures).
  *
  * The collection waits for `idleMs` without a request starting or ending, so it never delays a
  * request in a busy period. Probes (`/health`, `/livez`, `/readyz`) do not count as activity, or

@@ -100,8 +100,9 @@ describe("the OpenAPI document", () => {
       parameters: { prediction_id: "$response.body#/prediction_id" },
     });
     const ids = new Set(operations().map((op) => at(op, "operationId")));
-    // The contract's 14 routes, the prediction's event stream, its target-table pages and gene resolution.
-    expect(ids.size).toBe(17);
+    // The contract's 14 routes, the prediction's event stream, its target-table pages, gene resolution
+    // and the two causal-graph exports.
+    expect(ids.size).toBe(19);
     const causal = obj(at(doc, "paths", "/v1/causal-analysis", "post", "responses", "202", "links"));
     for (const link of Object.values({ ...links, ...causal })) expect(ids).toContain(at(link, "operationId"));
   });

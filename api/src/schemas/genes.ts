@@ -30,6 +30,10 @@ export const ResolvedGene = z
       description:
         "What an unrecognised input probably meant (STAT1 for STAT1|PROTEIN; the orthologue of a symbol of the other species)",
     }),
+    ambiguous: z.array(z.string()).optional().meta({
+      description:
+        "The symbols an input names when it names several (an Ensembl id of two genes, an alias shared by genes): it is left out of a DEG list; send the symbol meant",
+    }),
   })
   .meta({ id: "ResolvedGene" });
 

@@ -94,7 +94,7 @@ export const PredictionStatusResponse = z
           .meta({
             description:
               "What the analysis noticed that affects how to read the result (present when there is any): " +
-              "low_residual_df, unresolved_genes, unresolved_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
+              "low_residual_df, unresolved_genes, unresolved_degs, ambiguous_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
               "subsampled, pooled_fold_changes, no_sample_column, cell_type_mismatch, donor_not_paired",
           }),
       },

@@ -9,18 +9,12 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import type { ObjectStore } from "@causeway/runner/storage";
 
 /** The manifest fields the cache reads: which files a version consists of. */
 const CachedManifest = z.object({ files: z.record(z.string(), z.object({ bytes: z.number() })) });
-
-/** Default location: ~/.cache/causeway-models (CAUSEWAY_MODEL_CACHE_DIR overrides, "off" disables). */
-export function defaultModelCacheDir(): string {
-  return join(homedir(), ".cache", "causeway-models");
-}
 
 export interface BundleCacheEntry {
   /** The cache root. */

@@ -237,7 +237,8 @@ async function recogniseDegs(
   const n = resolved.n_recognised;
   const needed = MIN_RECOGNISED_DEGS[jobType];
   if (n < needed || n * 2 < distinct.length) {
-    const missed = resolved.genes.filter((g) => g.symbol === null);
+    const missed = resolved.genes.filter((g) => g.symbol === null && g.ambiguous === undefined);
+    const several = resolved.genes.filter((g) => g.ambiguous !== undefined);
     const hints = missed
       .filter((g) => g.suggestion !== undefined)
       .slice(0, 3)
@@ -249,6 +250,13 @@ async function recogniseDegs(
         .slice(0, 5)
         .map((g) => JSON.stringify(g.input))
         .join(", ") +
+      (several.length > 0
+        ? `; ambiguous (naming several genes, send the symbol meant): ` +
+          several
+            .slice(0, 5)
+            .map((g) => `${JSON.stringify(g.input)} (${g.ambiguous!.join(" or ")})`)
+            .join(", ")
+        : "") +
       (hints.length > 0 ? `; did you mean ${hints.join(", ")}` : "") +
       (species === "human" ? "; for mouse symbols set species=mouse" : "");
     throw invalid(["body", "degs"], msg, "too_few_recognised_degs");

@@ -62,6 +62,21 @@ export function chooseColumn(
   );
 }
 
+/**
+ * The donor column: the named one, or the detected one unless it is the sample column itself.
+ * Donor names (`individual`, `patient`) are also what people call their sample column; taken
+ * as donor too, a column whose ids differ between arms made every job warn `donor_not_paired`.
+ * Without a donor column the design still pairs on sample ids present in both arms (model.md §3.3).
+ */
+export function chooseDonorColumn(
+  frame: DataFrame,
+  given: string | null | undefined,
+  sampleColumn: string | null,
+): string | null {
+  const donor = chooseColumn(frame, "donor", given, "donor_column");
+  return (given === null || given === undefined) && donor !== null && donor === sampleColumn ? null : donor;
+}
+
 /** Column values as trimmed strings; missing and empty values are null. */
 export function columnValues(frame: DataFrame, name: string): (string | null)[] {
   return columnAsStrings(frame.columns.get(name)!).map((v) => {

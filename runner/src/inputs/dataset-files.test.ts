@@ -136,13 +136,34 @@ describe("causeway prepare's files", () => {
     expect(report.roles).toEqual({
       condition: "arm",
       sample: "individual",
-      donor: "individual",
+      // `individual` is a donor name too, but taken as the sample column it is not also the donor, and it says so.
+      donor: null,
       cellType: "annot",
     });
+    expect(report.notes).toEqual([expect.stringContaining("`individual` is the sample column")]);
+    expect(report.shape).toBe("merged");
     expect(report.counts).toEqual({ matrix: "X", rejected: [] });
     expect(report.control).toBe("unstim");
     expect(report.perCellType["CD14+ Monocytes"]).toEqual({ unstim: 200, IFNb: 200 });
     expect(report.problems).toEqual(["5 cell types: choose one with cell_type"]);
+  });
+
+  it("gives one arm of a split pair the split advice, not the merged file's control-level advice", async () => {
+    for (const arm of ["control", "perturbed"]) {
+      const path = join(KANG_DIR, "split_cd14mono", `${arm}.h5ad`);
+      const report = await inspectDataset(path);
+      expect(report.shape).toBe("split_arm");
+      expect(report.problems).toHaveLength(1);
+      expect(report.problems[0]).toMatch(/^one arm only .*--control or --perturbed/);
+      expect(report.problems.join(" ")).not.toMatch(/needed as well|names a control/);
+      const err = await failure(
+        writeCellTypeInputs(path, { fields: {}, maxObs: 1000, seed: 1, outDir: dir }),
+      );
+      expect(err.message).toContain("one file of a split pair already");
+    }
+    expect((await inspectDataset(renamed, {})).problems[0]).toMatch(
+      /as one arm of a split pair .* it needs none/,
+    );
   });
 
   it("writes one cell type's pair, subsampled under a cap with every sample kept", async () => {

@@ -18,7 +18,7 @@ import {
   type DataFrame,
   type FrameColumn,
 } from "../anndata/index.ts";
-import { chooseColumn, columnValues, levelsOf, splitConditionLevels } from "./columns.ts";
+import { chooseColumn, chooseDonorColumn, columnValues, levelsOf, splitConditionLevels } from "./columns.ts";
 import { chooseCountMatrix, prng } from "./count-matrix.ts";
 
 export type DatasetFields = Partial<Omit<DatasetOptions, "species">>;
@@ -43,6 +43,13 @@ export interface DatasetInspection {
   /** Observations per condition level, overall and per cell type. */
   perArm: Record<string, number>;
   perCellType: Record<string, Record<string, number>>;
+  /**
+   * `merged`: both arms in one file (a condition column with two levels or more); `split_arm`:
+   * one arm only, as `--control` or `--perturbed` of a split pair; `unknown`: no condition column.
+   */
+  shape: "merged" | "split_arm" | "unknown";
+  /** What detection decided that the user may not expect (a column not used, and why). */
+  notes: string[];
   /** What stops the file from being used as it is, and what to set. */
   problems: string[];
 }
@@ -68,12 +75,24 @@ function countBy(values: (string | null)[], rows: Iterable<number>): Record<stri
 const allRows = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 function roles(ad: AnnData, f: DatasetFields): DatasetInspection["roles"] {
+  const sample = chooseColumn(ad.obs, "sample", f.sample_column, "sample_column");
   return {
     condition: chooseColumn(ad.obs, "condition", f.condition_column, "condition_column"),
-    sample: chooseColumn(ad.obs, "sample", f.sample_column, "sample_column"),
-    donor: chooseColumn(ad.obs, "donor", f.donor_column, "donor_column"),
+    sample,
+    donor: chooseDonorColumn(ad.obs, f.donor_column, sample),
     cellType: chooseColumn(ad.obs, "cellType", f.cell_type_column, "cell_type_column"),
   };
+}
+
+/** Why no donor column is used, when one was found by name (the job decides the same way). */
+function donorNotes(ad: AnnData, f: DatasetFields, r: DatasetInspection["roles"]): string[] {
+  if (r.donor !== null || r.sample === null) return [];
+  const detected = chooseColumn(ad.obs, "donor", f.donor_column, "donor_column");
+  if (detected !== r.sample) return [];
+  return [
+    `donor: none; \`${r.sample}\` is the sample column, so it is not also taken as the donor. ` +
+      `Samples with the same id in both arms still pair the design; name a separate donor column with donor_column.`,
+  ];
 }
 
 /** What a job would see in the file. */
@@ -93,19 +112,33 @@ export async function inspectDataset(path: string, fields: DatasetFields = {}): 
   let perturbations: string[] = [];
   let perArm: Record<string, number> = {};
   const perCellType: Record<string, Record<string, number>> = {};
-  if (r.condition === null) problems.push("no condition column was found by name: set condition_column");
+  let shape: DatasetInspection["shape"] = "unknown";
+  if (r.condition === null)
+    problems.push(
+      "no condition column was found by name: as a merged file (--dataset) it needs condition_column; " +
+        "as one arm of a split pair (--control or --perturbed with --degs) it needs none",
+    );
   else {
     const condition = columnValues(ad.obs, r.condition);
     perArm = countBy(condition, allRows(ad.nObs));
-    try {
-      ({ control, perturbations } = splitConditionLevels(
-        r.condition,
-        levelsOf(condition),
-        fields.control_level ?? null,
-      ));
-    } catch (err) {
-      problems.push(err instanceof Error ? err.message : String(err));
-    }
+    const levels = levelsOf(condition);
+    shape = levels.length === 1 ? "split_arm" : "merged";
+    // One level is one arm of a split pair: the merged file's control-level advice does not apply.
+    if (shape === "split_arm")
+      problems.push(
+        `one arm only (${r.condition} is "${levels[0]}" throughout): submit it as --control or --perturbed ` +
+          `of a split pair, with the other arm's file and --degs or --degs-table; control_level does not apply`,
+      );
+    else
+      try {
+        ({ control, perturbations } = splitConditionLevels(
+          r.condition,
+          levels,
+          fields.control_level ?? null,
+        ));
+      } catch (err) {
+        problems.push(err instanceof Error ? err.message : String(err));
+      }
     if (r.cellType !== null) {
       const cellType = columnValues(ad.obs, r.cellType);
       for (const ct of levelsOf(cellType))
@@ -128,6 +161,8 @@ export async function inspectDataset(path: string, fields: DatasetFields = {}): 
     perturbations,
     perArm,
     perCellType,
+    shape,
+    notes: donorNotes(ad, fields, r),
     problems,
   };
 }
@@ -248,9 +283,16 @@ export async function writeCellTypeInputs(path: string, o: WriteOptions): Promis
       "No condition column was found by name: set condition_column.",
     );
   const condition = columnValues(ad.obs, r.condition);
+  const armLevels = levelsOf(condition);
+  if (armLevels.length === 1)
+    throw new JobFailure(
+      "condition_control_ambiguous",
+      `${path} holds one arm only (${r.condition} is "${armLevels[0]}" throughout): it is one file of a split pair ` +
+        `already; submit it as --control or --perturbed with the other arm's file and --degs or --degs-table.`,
+    );
   const { control, perturbations } = splitConditionLevels(
     r.condition,
-    levelsOf(condition),
+    armLevels,
     o.fields.control_level ?? null,
   );
   const perturbed = o.perturbedLevel ?? (perturbations.length === 1 ? perturbations[0]! : null);

@@ -135,17 +135,24 @@ export function normalizeDegs(degs: string | unknown[], symbols: SymbolResolver)
   }
   const resolved = new Set<string>();
   const unresolved = new Map<string, string>();
+  const ambiguous = new Map<string, { input: string; symbols: string[] }>();
   for (const raw of result.data) {
     const id = raw.trim();
     if (id === "") continue;
     // Ensembl gene ids resolve in DEG lists as they do in the matrix's var_names.
-    const symbol = ENSEMBL_GENE_RE.test(id) ? symbols.resolveEnsembl(id) : symbols.resolve(id);
+    const ensembl = ENSEMBL_GENE_RE.test(id);
+    const symbol = ensembl ? symbols.resolveEnsembl(id) : symbols.resolve(id);
     if (symbol !== null) resolved.add(symbol);
-    else if (!unresolved.has(id.toLowerCase())) unresolved.set(id.toLowerCase(), id);
+    else if (!unresolved.has(id.toLowerCase()) && !ambiguous.has(id.toLowerCase())) {
+      const several = (ensembl ? symbols.ambiguousEnsembl?.(id) : symbols.ambiguousSymbols?.(id)) ?? [];
+      if (several.length > 1) ambiguous.set(id.toLowerCase(), { input: id, symbols: several });
+      else unresolved.set(id.toLowerCase(), id);
+    }
   }
   return {
     symbols: [...resolved],
     unresolved: [...unresolved.values()],
-    nDegs: resolved.size + unresolved.size,
+    ambiguous: [...ambiguous.values()],
+    nDegs: resolved.size + unresolved.size + ambiguous.size,
   };
 }

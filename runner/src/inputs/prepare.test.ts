@@ -195,7 +195,12 @@ describe("Kang 2018 split upload", () => {
         "pooled_fold_changes",
       ]),
     );
-    expect(s.degs).toEqual({ symbols: ["ISG15", "CXCL8", "MX1"], unresolved: ["NOTAGENE"], nDegs: 4 });
+    expect(s.degs).toEqual({
+      symbols: ["ISG15", "CXCL8", "MX1"],
+      ambiguous: [],
+      unresolved: ["NOTAGENE"],
+      nDegs: 4,
+    });
     expect(s.controlLevel).toBe("ctrl");
     expect(s.perturbedLevel).toBe("IFNb");
     const fc = foldChangesForSplitUpload(s.pseudoBulk, s.design);
@@ -479,6 +484,32 @@ describe("merged uploads: the checks of model.md §3 in order", () => {
     const notPaired = await merged(await file({ X, obs: { condition, donor: partial }, varNames: GENES }));
     expect(notPaired[0]!.design.paired).toBe(false);
     expect(notPaired[0]!.metadata.warnings).toContain("donor_not_paired");
+  });
+
+  it("does not take the sample column as donor too (a column named like a donor, given as sample_column)", async () => {
+    const X = Array.from({ length: 6 }, (_, i) => GENES.map((_, g) => 10 + i * 3 + g));
+    const condition = ["ctrl", "ctrl", "ctrl", "treated", "treated", "treated"];
+    // `patient` is among the donor names, so detection alone used to find it as the donor as well.
+    const perArm = await prepareMergedDataset(
+      await file({ X, obs: { condition, patient: ["c1", "c2", "c3", "t1", "t2", "t3"] }, varNames: GENES }),
+      { symbols, maxObsPerArm: 1000, dataset: { sample_column: "patient" } },
+    );
+    expect(perArm[0]!.metadata.columns.donor).toBeNull();
+    expect(perArm[0]!.design.paired).toBe(false);
+    expect(perArm[0]!.metadata.warnings).not.toContain("donor_not_paired");
+    // Ids shared by both arms still pair the design, as a donor column did.
+    const shared = await prepareMergedDataset(
+      await file({ X, obs: { condition, patient: ["d1", "d2", "d3", "d1", "d2", "d3"] }, varNames: GENES }),
+      { symbols, maxObsPerArm: 1000, dataset: { sample_column: "patient" } },
+    );
+    expect(shared[0]!.design).toEqual({ paired: true, donors: ["d1", "d2", "d3"] });
+    // A donor column the user names is used even when it is the sample column.
+    const named = await prepareMergedDataset(
+      await file({ X, obs: { condition, patient: ["c1", "c2", "c3", "t1", "t2", "t3"] }, varNames: GENES }),
+      { symbols, maxObsPerArm: 1000, dataset: { sample_column: "patient", donor_column: "patient" } },
+    );
+    expect(named[0]!.metadata.columns.donor).toBe("patient");
+    expect(named[0]!.metadata.warnings).toContain("donor_not_paired");
   });
 
   it("reads legacy categoricals and plain string columns", async () => {

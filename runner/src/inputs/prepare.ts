@@ -6,7 +6,14 @@
 import { JobFailure, type DatasetOptions } from "@causeway/contract";
 import { readAnnData, readLimits, type AnnData } from "../anndata/index.ts";
 import { chooseCountMatrix, observationTotals, type CountMatrixChoice } from "./count-matrix.ts";
-import { chooseColumn, columnValues, findColumn, levelsOf, splitConditionLevels } from "./columns.ts";
+import {
+  chooseColumn,
+  chooseDonorColumn,
+  columnValues,
+  findColumn,
+  levelsOf,
+  splitConditionLevels,
+} from "./columns.ts";
 import { cellTypeHints, conditionHints, hintText, sampleHints } from "./column-census.ts";
 import { SUBSAMPLED_COLUMN } from "./dataset-files.ts";
 import { checkMappedShare, mapGenes, normalizeDegs, type GeneMapping } from "./genes.ts";
@@ -278,7 +285,7 @@ export async function prepareMergedDataset(
   const mapping = mapFileGenes(file, options.symbols);
 
   const sampleCol = chooseColumn(ad.obs, "sample", ds.sample_column, "sample_column");
-  const donorCol = chooseColumn(ad.obs, "donor", ds.donor_column, "donor_column");
+  const donorCol = chooseDonorColumn(ad.obs, ds.donor_column, sampleCol);
   const sampleValues = sampleCol ? columnValues(ad.obs, sampleCol) : null;
   let obs = keptObs(file.keep);
   const singleCell =
@@ -420,7 +427,7 @@ interface SplitArm {
 function splitArmColumns(file: LoadedFile, warnings: string[], ds: Partial<DatasetOptions>): SplitArm {
   const ad = file.ad;
   const sampleCol = chooseColumn(ad.obs, "sample", ds.sample_column, "sample_column");
-  const donorCol = chooseColumn(ad.obs, "donor", ds.donor_column, "donor_column");
+  const donorCol = chooseDonorColumn(ad.obs, ds.donor_column, sampleCol);
   const cellTypeCol = chooseColumn(ad.obs, "cellType", ds.cell_type_column, "cell_type_column");
   const conditionCol = chooseColumn(ad.obs, "condition", ds.condition_column, "condition_column");
   if (ds.cell_type) {

@@ -8,7 +8,8 @@ import type { MatrixName } from "../anndata/index.ts";
 import type { SymbolTable } from "../symbols/index.ts";
 
 /** The part of the HGNC SymbolTable the checks use. */
-export type SymbolResolver = Pick<SymbolTable, "resolve" | "resolveEnsembl">;
+export type SymbolResolver = Pick<SymbolTable, "resolve" | "resolveEnsembl"> &
+  Partial<Pick<SymbolTable, "ambiguousSymbols" | "ambiguousEnsembl">>;
 
 /** 0 = control arm, 1 = perturbed arm. */
 export type Arm = 0 | 1;
@@ -98,8 +99,10 @@ export interface InputMetadata {
 export interface DegList {
   /** Distinct resolved symbols in first-seen order. */
   symbols: string[];
-  /** Entries that did not resolve (trimmed, distinct case-insensitively). */
+  /** Entries that did not resolve (trimmed, distinct case-insensitively), ambiguous ones excepted. */
   unresolved: string[];
+  /** Entries left out because they name several genes (an Ensembl id of two symbols, a shared alias). */
+  ambiguous: { input: string; symbols: string[] }[];
   /** Distinct supplied symbols after normalization, mapped or not: DatasetSummary.n_degs. */
   nDegs: number;
 }

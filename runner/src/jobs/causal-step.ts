@@ -12,13 +12,14 @@ import {
   type CausalGraphInputs,
   type EdgeSign,
 } from "../graph/index.ts";
+import { ANALYSIS_GRAPH_DEGS } from "../graph/export.ts";
 import type { Model } from "../model/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import type { Reporter } from "./reporter.ts";
 import type { RunMetadata } from "./run-metadata.ts";
 
-/** Graph options of a job's own image (model.md §10.8): at most 20 DEGs, 200 dpi. */
-const JOB_GRAPH_DEGS = 20;
+/** Graph options of a job's own image (model.md §10.8): at most 20 DEGs (as its exports), 200 dpi. */
+const JOB_GRAPH_DEGS = ANALYSIS_GRAPH_DEGS;
 const JOB_GRAPH_DPI = 200;
 
 const PATH_COLUMNS = [

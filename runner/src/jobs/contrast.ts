@@ -232,7 +232,12 @@ export function contrastFromSplit(model: Model, p: PreparedSplit): Contrast {
     controlDepth: controlDepthOf(p),
     degsTable,
     summary: { ...p.summary, n_degs: p.degs.nDegs },
-    metadata: { ...p.metadata, logfc_method: p.logfcMethod, unresolved_degs: p.degs.unresolved },
+    metadata: {
+      ...p.metadata,
+      logfc_method: p.logfcMethod,
+      unresolved_degs: p.degs.unresolved,
+      ambiguous_degs: p.degs.ambiguous,
+    },
     prepared: p,
     de,
   };

@@ -3,6 +3,7 @@
  * runner already knows that changes how a result should be read, each as a stable code and a
  * sentence. Collected from the contrasts (input checks, DE), the scores and the gene mapping.
  */
+import { z } from "zod";
 import type { JobWarning, Species } from "@causeway/contract";
 import type { ScoreTargetsResult } from "../scoring/index.ts";
 import { looksLikeMouse, type OrthologueTable } from "../symbols/index.ts";
@@ -22,6 +23,8 @@ const INPUT_WARNINGS: Record<string, string> = {
 };
 
 const examples = (xs: readonly string[]): string => xs.slice(0, 5).join(", ");
+
+const AmbiguousDegs = z.array(z.object({ input: z.string(), symbols: z.array(z.string()) }));
 
 export interface WarningInputs {
   contrasts: readonly Contrast[];
@@ -72,6 +75,14 @@ export function collectWarnings(w: WarningInputs): JobWarning[] {
       add(
         "unresolved_degs",
         `${unresolvedDegs.length} of ${c.summary?.n_degs ?? unresolvedDegs.length} DEG entries were not recognised as genes (e.g. ${examples(unresolvedDegs.map(String))}).`,
+      );
+    const ambiguous = AmbiguousDegs.safeParse(c.metadata["ambiguous_degs"]);
+    if (ambiguous.success && ambiguous.data.length > 0)
+      add(
+        "ambiguous_degs",
+        `${ambiguous.data.length} DEG entries name more than one gene and were left out (${examples(
+          ambiguous.data.map((a) => `${a.input}: ${a.symbols.join(" or ")}`),
+        )}); list the gene meant by its symbol.`,
       );
     const s = w.scores[i];
     if (s && s.N > 0 && s.n / s.N > MOST_OF_UNIVERSE)

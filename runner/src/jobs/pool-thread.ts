@@ -16,7 +16,7 @@
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort } from "node:worker_threads";
-import { JobFailure, PRELOAD_MODEL_ENV, RUNNER_EXIT, type RunMessage } from "@causeway/contract";
+import { CACHE_ENV, JobFailure, PRELOAD_MODEL_ENV, RUNNER_EXIT, type RunMessage } from "@causeway/contract";
 import { contextFromTraceparent, initTracing, inSpan } from "@causeway/contract/telemetry";
 import { sharedModelLoader } from "../model/shared-bundle.ts";
 import { HttpCallbackReporter } from "./reporter.ts";
@@ -78,9 +78,8 @@ async function runOne(msg: RunMessage): Promise<void> {
 /**
  * A full collection once the thread has been idle for a few seconds after a job: otherwise a job's
  * garbage (DE, scoring, the PNG) stays in the idle thread's heap until the next job's
- * allocations. Measured on Kang split jobs: the host 60 s after one job 467 → 408 MiB, after ten
- * jobs 554 → 414 MiB. Not at once: a collection right after each job cost the next job of a
- * burst ~0.15 s (`npm run bench harden`, 0.86 → 1.05 s), as it then regrows a shrunken heap.
+ * allocations (api/docs/memory.md has the figures). Not at once: a collection right after each
+ * job slowed the next job of a burst (`npm run bench harden`), as it then regrows a shrunken heap.
  */
 const IDLE_GC_MS = 5000;
 setFlagsFromString("--expose-gc");
@@ -88,7 +87,7 @@ const fullGc = runInNewContext("gc") as () => void;
 let idleGc: NodeJS.Timeout | undefined;
 const tracing = await initTracing("causeway-runner");
 const store = await storeFromEnv(process.env);
-const cacheDir = process.env.CAUSEWAY_CACHE_DIR;
+const cacheDir = process.env[CACHE_ENV.runner];
 const loadModel = sharedModelLoader(port);
 const preload = process.env[PRELOAD_MODEL_ENV];
 /**

@@ -8,10 +8,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  ARTIFACTS,
   FAILURE_CODES,
   JobFailure,
   attemptPrefix,
   RUNNER_EXIT,
+  type CausalAnalysisJobSpec,
   type JobSpec,
   type PredictionJobSpec,
 } from "@causeway/contract";
@@ -21,6 +23,14 @@ import { ArtifactWriter } from "./artifact-writer.ts";
 import type { LocalInputs } from "./prediction-job.ts";
 import type { FinalReport, Reporter } from "./reporter.ts";
 import { RunMetadata } from "./run-metadata.ts";
+import {
+  bufferDigest,
+  fileDigest,
+  mediaTypeOf,
+  writeRunCrate,
+  type CrateInput,
+  type RunCrate,
+} from "./ro-crate.ts";
 
 export interface JobContext {
   store: ObjectStore;
@@ -48,12 +58,16 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
   });
   const workDir = await mkdtemp(join(tmpdir(), "causeway-job-"));
   let report: FinalReport;
+  // What the provenance record (ro-crate.ts) lists as read, gathered as the job reads it.
+  let model: Model | null = null;
+  let crateInputs: CrateInput[] = [];
   try {
-    const model = await (ctx.loadModel ?? ((v) => loadModel(ctx.store, v, { cacheDir: ctx.cacheDir })))(
+    model = await (ctx.loadModel ?? ((v) => loadModel(ctx.store, v, { cacheDir: ctx.cacheDir })))(
       spec.model_version,
     );
     if (spec.kind === "prediction") {
       const inputs = await fetchInputs(spec, ctx.store, workDir);
+      crateInputs = await predictionInputs(inputs);
       // The input shape and what the submitter said, never object keys (clients read this file).
       metadata.set("inputs", {
         shape: spec.inputs.shape,
@@ -79,6 +93,7 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
       });
       report = { status: "completed", ...success };
     } else {
+      crateInputs = await causalInputs(spec, ctx.store);
       const { runCausalAnalysisJob } = await import("./causal-job.ts");
       const success = await runCausalAnalysisJob({
         spec,
@@ -95,8 +110,69 @@ export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+  report = await withRunCrate(report, {
+    spec,
+    out,
+    metadata,
+    model: model?.manifest ?? null,
+    inputs: crateInputs,
+    failure: report.status === "failed" ? { code: report.error_code, message: report.error_message } : null,
+  });
   await ctx.reporter.finish(report);
   return { report, exitCode: report.status === "completed" ? RUNNER_EXIT.ok : RUNNER_EXIT.jobFailed };
+}
+
+/** The report with the provenance record written last and listed with the other files. */
+async function withRunCrate(report: FinalReport, crate: RunCrate): Promise<FinalReport> {
+  try {
+    await writeRunCrate(crate);
+  } catch (err) {
+    // The record describes the result; it never turns a completed job into a failed one.
+    console.error(`ro-crate-metadata.json not written: ${err instanceof Error ? err.message : String(err)}`);
+    return report;
+  }
+  return { ...report, result_files: crate.out.files() };
+}
+
+/** The uploaded files as the job read them, with their digests. */
+async function predictionInputs(inputs: LocalInputs): Promise<CrateInput[]> {
+  const file = async (name: string, path: string, description: string): Promise<CrateInput> => ({
+    name,
+    ...(await fileDigest(path)),
+    encodingFormat: mediaTypeOf(name),
+    description,
+  });
+  // A "contrast" is built in-process (validation runs), never from uploads.
+  if (inputs.shape === "contrast") return [];
+  if (inputs.shape === "merged")
+    return [await file("dataset.h5ad", inputs.datasetPath, "The uploaded dataset (both arms).")];
+  return [
+    await file("control.h5ad", inputs.controlPath, "The uploaded control arm."),
+    await file("perturbed.h5ad", inputs.perturbedPath, "The uploaded perturbed arm."),
+    {
+      name: "degs.json",
+      ...bufferDigest(Buffer.from(inputs.degsJson, "utf8")),
+      encodingFormat: "application/json",
+      description: "The submitted DEG list, as stored.",
+    },
+  ];
+}
+
+/** The prediction's artifacts a causal analysis reads (causal-job.ts), with their digests. */
+async function causalInputs(spec: CausalAnalysisJobSpec, store: ObjectStore): Promise<CrateInput[]> {
+  const prefix = spec.params.prefix ?? "";
+  const out: CrateInput[] = [];
+  for (const name of [ARTIFACTS.mappedDegs, ARTIFACTS.degsTable]) {
+    const key = spec.prediction_artifacts[prefix + name];
+    if (!key) continue; // the job itself fails on it, with its own message
+    out.push({
+      name: prefix + name,
+      ...bufferDigest(await store.get(key)),
+      encodingFormat: mediaTypeOf(name),
+      description: `The prediction's ${name}, which this analysis reuses.`,
+    });
+  }
+  return out;
 }
 
 async function fetchInputs(spec: PredictionJobSpec, store: ObjectStore, dir: string): Promise<LocalInputs> {

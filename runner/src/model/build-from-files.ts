@@ -4,8 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { runnerCacheDir } from "@causeway/contract";
 import { FsObjectStore } from "../storage/index.ts";
 import { HGNC_FILES } from "../symbols/index.ts";
 import type { ProgressCallback } from "./influence.ts";
@@ -27,9 +27,9 @@ export interface BuildModelFromFilesOptions {
   walk?: WalkParams;
 }
 
-/** The cache directory of command-line runs. */
+/** The cache directory of command-line runs (the contract's runner cache). */
 export function defaultCacheDir(): string {
-  return process.env.CAUSEWAY_CACHE_DIR || join(homedir(), ".cache", "causeway");
+  return runnerCacheDir();
 }
 
 /** Cache key: SHA-256 over the input bytes and every parameter that changes the bundle. */

@@ -17,6 +17,8 @@ export interface ResolvedGene {
   symbol: string | null;
   in_model: boolean;
   suggestion?: string;
+  /** The symbols an input names when it names several (it then resolves to none of them). */
+  ambiguous?: string[];
 }
 
 export class GeneLookup {
@@ -41,7 +43,15 @@ export class GeneLookup {
     const id = input.trim();
     const symbol = ENSEMBL_GENE_RE.test(id) ? resolver.resolveEnsembl(id) : resolver.resolve(id);
     const out: ResolvedGene = { input, symbol, in_model: symbol !== null && this.modelSymbols.has(symbol) };
-    const suggestion = symbol === null ? this.suggest(id, species) : null;
+    // The orthologue table is one-to-one, so only human identifiers can name several genes.
+    const several =
+      symbol === null && species === "human"
+        ? ENSEMBL_GENE_RE.test(id)
+          ? this.symbols.ambiguousEnsembl(id)
+          : this.symbols.ambiguousSymbols(id)
+        : [];
+    if (several.length > 1) out.ambiguous = several;
+    const suggestion = symbol === null && several.length === 0 ? this.suggest(id, species) : null;
     if (suggestion !== null) out.suggestion = suggestion;
     return out;
   }

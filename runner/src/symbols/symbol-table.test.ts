@@ -34,6 +34,16 @@ describe("SymbolTable on the shared HGNC snapshot", () => {
     expect(table.resolveEnsembl(id)).toBe(expected);
   });
 
+  it("names the symbols of an identifier that names several, instead of resolving it", () => {
+    // ENSG00000004866 is both ST7 and its overlapping transcript ST7-OT3.
+    expect(table.resolveEnsembl("ENSG00000004866.20")).toBeNull();
+    expect(table.ambiguousEnsembl("ENSG00000004866.20")).toEqual(["ST7", "ST7-OT3"]);
+    expect(table.ambiguousSymbols("10q23del")).toEqual(["BMPR1A", "PTEN"]);
+    expect(table.ambiguousEnsembl("ENSG00000169429")).toEqual([]);
+    expect(table.ambiguousSymbols("STAT1")).toEqual([]);
+    expect(table.ambiguousSymbols("NOT_A_GENE_XYZ")).toEqual([]);
+  });
+
   it("tells approved symbols apart by exact spelling", () => {
     expect(table.isApproved("C12orf4")).toBe(true);
     expect(table.isApproved("C12ORF4")).toBe(false);
@@ -56,8 +66,12 @@ describe("SymbolTable on the shared HGNC snapshot", () => {
     const t = SymbolTable.fromBuffers({
       geneSymbols: Buffer.from("symbol\tentrez_id\nAAA\t1\nBBB\t2\n"),
       aliasToSymbol: Buffer.from("alias\tsymbol\nOLD\tAAA\nDUP\tAAA\nDUP\tBBB\n"),
-      ensemblToSymbol: Buffer.from("ensembl_id\tsymbol\nENSG00000000001\tBBB\n"),
+      ensemblToSymbol: Buffer.from(
+        "ensembl_id\tsymbol\nENSG00000000001\tBBB\nENSG00000000002\tAAA\nENSG00000000002\tBBB\nENSG00000000002\tCCC\n",
+      ),
     });
+    expect(t.ambiguousEnsembl("ENSG00000000002")).toEqual(["AAA", "BBB"]);
+    expect(t.ambiguousSymbols("dup")).toEqual(["AAA", "BBB"]);
     expect([t.resolve("old"), t.resolve("DUP"), t.resolveEnsembl("ENSG00000000001.3")]).toEqual([
       "AAA",
       null,

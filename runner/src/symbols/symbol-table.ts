@@ -59,12 +59,19 @@ const AMBIGUOUS = -1;
 
 /**
  * Records that `key` names the approved symbol with index `symbol`: a key seen with two
- * different symbols becomes AMBIGUOUS. Indices instead of sets of names keep the table small.
+ * different symbols becomes AMBIGUOUS, and `clashes` keeps what it names (a few thousand keys
+ * of ~190k, so the common case stays one number). Indices instead of names keep it small.
  */
-function addTo(map: Map<string, number>, key: string, symbol: number): void {
+function addTo(map: Map<string, number>, key: string, symbol: number, clashes: Map<string, number[]>): void {
   const seen = map.get(key);
   if (seen === undefined) map.set(key, symbol);
-  else if (seen !== symbol) map.set(key, AMBIGUOUS);
+  else if (seen === AMBIGUOUS) {
+    const list = clashes.get(key)!;
+    if (!list.includes(symbol)) list.push(symbol);
+  } else if (seen !== symbol) {
+    map.set(key, AMBIGUOUS);
+    clashes.set(key, [seen, symbol]);
+  }
 }
 
 /**
@@ -80,6 +87,10 @@ export class SymbolTable {
   private readonly aliasLower: StringIndex;
   /** Ensembl gene id without version → the approved symbol, or AMBIGUOUS. */
   private readonly ensembl: StringIndex;
+  /** The approved symbols an AMBIGUOUS alias or Ensembl id names, so a message can list them. */
+  private readonly approvedClashes = new Map<string, number[]>();
+  private readonly aliasClashes = new Map<string, number[]>();
+  private readonly ensemblClashes = new Map<string, number[]>();
 
   private constructor(buffers: HgncBuffers) {
     const approved = new Map<string, number>();
@@ -88,7 +99,7 @@ export class SymbolTable {
     const ensembl = new Map<string, number>();
     for (const [symbol] of columns(decode(buffers.geneSymbols), HGNC_FILES.geneSymbols, ["symbol"])) {
       if (symbol === "" || approved.has(symbol)) continue;
-      addTo(approvedLower, symbol.toLowerCase(), approved.size);
+      addTo(approvedLower, symbol.toLowerCase(), approved.size, this.approvedClashes);
       approved.set(symbol, approved.size);
     }
     for (const [alias, symbol] of columns(decode(buffers.aliasToSymbol), HGNC_FILES.aliasToSymbol, [
@@ -97,7 +108,7 @@ export class SymbolTable {
     ])) {
       const index = approved.get(symbol);
       if (alias === "" || index === undefined) continue;
-      addTo(aliasLower, alias.toLowerCase(), index);
+      addTo(aliasLower, alias.toLowerCase(), index, this.aliasClashes);
     }
     for (const [id, symbol] of columns(decode(buffers.ensemblToSymbol), HGNC_FILES.ensemblToSymbol, [
       "ensembl_id",
@@ -105,7 +116,7 @@ export class SymbolTable {
     ])) {
       const index = approved.get(symbol);
       if (id === "" || index === undefined) continue;
-      addTo(ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index);
+      addTo(ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index, this.ensemblClashes);
     }
     this.approved = StringIndex.from(approved);
     this.approvedLower = StringIndex.from(approvedLower);
@@ -158,6 +169,28 @@ export class SymbolTable {
   resolveEnsembl(id: string): string | null {
     const key = id.trim().replace(ENSEMBL_VERSION_RE, "").toUpperCase();
     return this.symbolAt(this.ensembl.get(key));
+  }
+
+  /**
+   * The approved symbols an identifier names when it names several, which `resolve` therefore
+   * leaves unresolved (sorted); empty when it names one or none.
+   */
+  ambiguousSymbols(identifier: string): string[] {
+    const id = identifier.trim();
+    const lower = id.toLowerCase();
+    if (id === "" || this.approved.has(id)) return [];
+    // As in `resolve`: a spelling of an approved symbol is never read as an alias.
+    if (this.approvedLower.get(lower) !== undefined) return this.namesOf(this.approvedClashes.get(lower));
+    return this.namesOf(this.aliasClashes.get(lower));
+  }
+
+  /** The approved symbols of an Ensembl gene id that maps to several (sorted); empty otherwise. */
+  ambiguousEnsembl(id: string): string[] {
+    return this.namesOf(this.ensemblClashes.get(id.trim().replace(ENSEMBL_VERSION_RE, "").toUpperCase()));
+  }
+
+  private namesOf(indices: number[] | undefined): string[] {
+    return (indices ?? []).map((i) => this.approved.keyAt(i)).sort();
   }
 
   private symbolAt(index: number | undefined): string | null {

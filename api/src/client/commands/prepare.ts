@@ -75,6 +75,7 @@ function printInspection(file: string, r: DatasetInspection): void {
     );
   const roles = Object.entries(r.roles).map(([k, v]) => `${k}=${v ?? "-"}`);
   out(`roles: ${roles.join(" ")}`);
+  out(`shape: ${SHAPE_TEXT[r.shape]}`);
   if (r.control !== null) out(`control: ${r.control}; perturbed: ${r.perturbations.join(", ")}`);
   if (Object.keys(r.perArm).length > 0)
     out(
@@ -88,8 +89,15 @@ function printInspection(file: string, r: DatasetInspection): void {
         .map(([k, n]) => `${k} ${n}`)
         .join(", ")}`,
     );
+  for (const n of r.notes) note(`prepare: ${n}`);
   for (const p of r.problems) note(`prepare: ${p}`);
 }
+
+const SHAPE_TEXT: Record<DatasetInspection["shape"], string> = {
+  merged: "merged (both arms in this file: submit with --dataset)",
+  split_arm: "one arm of a split pair (submit with --control/--perturbed and --degs or --degs-table)",
+  unknown: "unknown (no condition column)",
+};
 
 export function registerPrepare(program: Command): void {
   columnOptions(

@@ -15,6 +15,9 @@ import {
 } from "../../schemas/causal.ts";
 import { CausalAnalysisIdParams, ErrorBody, PngResponse, commonErrors } from "../../schemas/common.ts";
 import { readArtifactOr500 } from "../../services/artifacts.ts";
+import { AnalysisGraphExportQuery, GraphExportResponse } from "../../schemas/graph-export.ts";
+import { ANALYSIS_GRAPH_DEGS, exportCausalGraph } from "@causeway/runner/graph/export";
+import { sendGraphExport } from "../../services/graph-export.ts";
 import {
   analysesHiddenFrom,
   createCausalAnalysis,
@@ -120,6 +123,40 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
       const png = await readArtifactOr500(ctx.store, c.result_files, ARTIFACTS.causalGraph);
       if (!png) throw new NotFound();
       return reply.type("image/png").send(png as never); // a Buffer is sent as-is, not serialized
+    },
+  );
+
+  r.get(
+    "/v1/causal-analysis/:causal_analysis_id/graph/export",
+    {
+      schema: {
+        ...base,
+        summary: "The causal graph of a completed causal analysis as a network file (CX2, GraphML or SIF)",
+        description:
+          "The nodes and edges of the analysis's own PNG (its first min(20, |D_t|) impacted DEGs), with their attributes. 404 as for the PNG, also for an analysis stored without graph inputs.",
+        params: CausalAnalysisIdParams,
+        querystring: AnalysisGraphExportQuery,
+        response: { 200: GraphExportResponse, 404: ErrorBody, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const c = await visibleCausalAnalysis(ctx, request.account!, request.params.causal_analysis_id);
+      if (!c || c.status !== "completed") throw new NotFound();
+      const buf = await readArtifactOr500(ctx.store, c.result_files, ARTIFACTS.causalGraphInputs);
+      if (!buf) throw new NotFound();
+      let json: unknown;
+      try {
+        json = JSON.parse(buf.toString("utf8"));
+      } catch {
+        throw new Error(`causal analysis ${c.id}: stored graph inputs are not JSON`);
+      }
+      // The job wrote and validated these inputs itself (causal-step.ts): a failure here is ours, a 500.
+      return sendGraphExport(
+        reply,
+        c.target,
+        () => exportCausalGraph(json, { topNDegs: ANALYSIS_GRAPH_DEGS, format: request.query.format }),
+        () => new Error(`causal analysis ${c.id}: stored graph inputs are invalid`),
+      );
     },
   );
 }

@@ -8,6 +8,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ARTIFACTS, symbolOf } from "@causeway/contract";
 import { numberCell, parseTsvRecords } from "@causeway/runner/artifacts";
+import { exportCausalGraph } from "@causeway/runner/graph/export";
 import type { AppContext } from "../../context.ts";
 import type { Account } from "../../db/accounts.ts";
 import { getPrediction, type PredictionRow } from "../../db/jobs.ts";
@@ -23,6 +24,8 @@ import {
   MappedDegsResponse,
   type CausalPathRow,
 } from "../../schemas/predictions.ts";
+import { GraphExportResponse, PredictionGraphExportQuery } from "../../schemas/graph-export.ts";
+import { sendGraphExport } from "../../services/graph-export.ts";
 import { readArtifact, readArtifactOr500, readJsonArtifact } from "../../services/artifacts.ts";
 import { primaryPrefix } from "../../services/present.ts";
 
@@ -189,21 +192,7 @@ export function derivedRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (request, reply) => {
       const p = await completedValidation(ctx, request.account!, request.params.prediction_id);
-      const name = primaryPrefix(p) + ARTIFACTS.causalGraphInputs;
-      const buf = await readArtifactOr500(ctx.store, p.result_files, name);
-      const replayInvalid = () =>
-        invalid(
-          ["path", "prediction_id"],
-          "the stored causal-graph inputs of this prediction are missing or invalid",
-          "replay_inputs_invalid",
-        );
-      if (!buf) throw replayInvalid();
-      let json: unknown;
-      try {
-        json = JSON.parse(buf.toString("utf8"));
-      } catch {
-        throw replayInvalid();
-      }
+      const json = await storedGraphInputs(ctx, p);
       let png: Buffer;
       try {
         png = await ctx.runner.renderCausalGraph(json, {
@@ -217,4 +206,50 @@ export function derivedRoutes(app: FastifyInstance, ctx: AppContext): void {
       return reply.type("image/png").send(png as never); // a Buffer is sent as-is, not serialized
     },
   );
+
+  r.get(
+    "/v1/predictions/:prediction_id/causal-graph/export",
+    {
+      schema: {
+        ...base,
+        summary: "The causal graph as a network file (CX2, GraphML or SIF) for Cytoscape",
+        description:
+          "The nodes and edges the causal-graph PNG draws for the same top_n_degs, with their attributes; re-built from the stored inputs like the PNG (422 when they are missing or invalid).",
+        querystring: PredictionGraphExportQuery,
+        response: { 200: GraphExportResponse, 404: ErrorBody, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const p = await completedValidation(ctx, request.account!, request.params.prediction_id);
+      const json = await storedGraphInputs(ctx, p);
+      return sendGraphExport(
+        reply,
+        p.target,
+        () => exportCausalGraph(json, { topNDegs: request.query.top_n_degs, format: request.query.format }),
+        replayInvalid,
+      );
+    },
+  );
+}
+
+const replayInvalid = () =>
+  invalid(
+    ["path", "prediction_id"],
+    "the stored causal-graph inputs of this prediction are missing or invalid",
+    "replay_inputs_invalid",
+  );
+
+/** The prediction's `causal_graph_inputs.json`, parsed as JSON; 422 when missing or not JSON (spec §4.8). */
+async function storedGraphInputs(ctx: AppContext, p: PredictionRow): Promise<unknown> {
+  const buf = await readArtifactOr500(
+    ctx.store,
+    p.result_files,
+    primaryPrefix(p) + ARTIFACTS.causalGraphInputs,
+  );
+  if (!buf) throw replayInvalid();
+  try {
+    return JSON.parse(buf.toString("utf8")) as unknown;
+  } catch {
+    throw replayInvalid();
+  }
 }
