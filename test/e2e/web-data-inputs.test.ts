@@ -18,7 +18,14 @@ import { writeKangRenamed } from "../../runner/test/fixtures/anndata/kang-rename
 import { ORTHOLOGUE_FILE, OrthologueTable } from "../../runner/src/symbols/index.ts";
 import { waitFor } from "../harness/proc.ts";
 import { HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
-import { hasChromium, launchChromium, signIn, traceCspViolations, type Chromium } from "./browser.ts";
+import {
+  hasChromium,
+  launchChromium,
+  seriousViolations,
+  signIn,
+  traceCspViolations,
+  type Chromium,
+} from "./browser.ts";
 import { NODE, startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
 const exec = promisify(execFile);
@@ -42,6 +49,8 @@ let page: Page;
 const problems: string[] = [];
 /** The command line's prediction of each case, submitted in beforeAll so that they run meanwhile. */
 const cliJobs = new Map<string, Promise<string>>();
+/** The predictions submitted from the form. */
+const webIds: string[] = [];
 
 async function causeway(args: string[]): Promise<string> {
   const { stdout } = await exec(NODE, ["api/src/client/cli.ts", ...args], {
@@ -90,6 +99,22 @@ async function cliTop10(id: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/**
+ * The page at 1440×900 and 390×844 (screenshots kept in SHOTS): nothing wider than the phone's
+ * screen, and no serious or critical axe violation.
+ */
+async function shotBoth(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
+  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  await page.setViewportSize({ width: 1440, height: 900 });
+  expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(390);
+  const violations = await seriousViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
+}
+
 /** Opens the new-prediction form, lets `fill` fill it in, submits; the new prediction's id. */
 async function submitFromForm(fill: () => Promise<void>): Promise<string> {
   await page.goto(`${server.base}/app/new`);
@@ -112,7 +137,7 @@ async function pageTop10(name: string): Promise<string[]> {
   const fold = page.locator('input[name="fold_proxies"]');
   if ((await fold.count()) > 0) await fold.uncheck();
   await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(10);
-  await page.screenshot({ path: join(SHOTS, `${name}-result-1440.png`), fullPage: true });
+  await shotBoth(`${name}-result`);
   const ids: string[] = [];
   for (const row of (await rows.all()).slice(0, 10)) ids.push((await row.getAttribute("data-id"))!);
   return ids;
@@ -231,6 +256,7 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
 
   /** The web job's top 10 (on the page) against the command line's for the same inputs. */
   async function sameTop10(name: string, webId: string): Promise<void> {
+    webIds.push(webId);
     const shown = await pageTop10(name);
     const cliId = await cliJobs.get(name)!;
     await completed(cliId);
@@ -244,8 +270,10 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       await chooseMerged(files.renamed);
       for (const [name, value] of Object.entries(RENAMED_COLUMNS)) await page.fill(`#${name}`, value);
       await chooseCellType();
-      await page.screenshot({ path: join(SHOTS, "renamed-form-1440.png"), fullPage: true });
+      await shotBoth("renamed-form");
     });
+    // The upload keeps the file's own name: the default label is made from it.
+    await expect.poll(() => page.textContent("h1")).toMatch(/^kang-renamed target_id \d{4}-/);
     await sameTop10("renamed", id);
   });
 
@@ -257,7 +285,7 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       const before = (await page.textContent('[data-testid="arms-table"]'))!;
       expect(before.match(/\(\d+\)/g)?.length, before).toBeGreaterThanOrEqual(10);
       await chooseCellType();
-      await page.screenshot({ path: join(SHOTS, "pbmc-form-1440.png"), fullPage: true });
+      await shotBoth("pbmc-form");
     });
     await sameTop10("pbmc", id);
   });
@@ -271,7 +299,7 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       await expect
         .poll(() => page.textContent('[data-testid="deg-feedback"]'), { timeout: 30_000 })
         .toMatch(/^[\d,]+ of [\d,]+ genes are in the model/);
-      await page.screenshot({ path: join(SHOTS, "mouse-form-1440.png"), fullPage: true });
+      await shotBoth("mouse-form");
     });
     await sameTop10("mouse", id);
   });
@@ -285,9 +313,75 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       await expect
         .poll(() => page.textContent('[data-testid="deg-feedback"]'), { timeout: 30_000 })
         .toMatch(/^[\d,]+ of [\d,]+ genes are in the model/);
-      await page.screenshot({ path: join(SHOTS, "edger-form-1440.png"), fullPage: true });
+      await shotBoth("edger-form");
     });
     await sameTop10("edger", id);
+  });
+
+  it("opens six result pages within a minute under the edge limit, and every section of each fills", async () => {
+    const ids = [...webIds, ...(await Promise.all(cliJobs.values()))].slice(0, 6);
+    expect(ids).toHaveLength(6);
+    for (const id of ids) await completed(id);
+    // The contract's edge limit (30 requests a minute per address) from here on; this test's
+    // own requests stop, so every request counted is the browser's.
+    await server.restart({ CAUSEWAY_EDGE_LIMIT: "30", CAUSEWAY_EDGE_WINDOW_SECONDS: "60" });
+    // Six signed-in tabs, as a person opens results side by side (each tab has its own
+    // sessionStorage, so the key is put there as the sign-in form would).
+    const base = server.base;
+    await chrome.context.addInitScript(
+      ([origin, apiKey]) => {
+        const w = globalThis as unknown as {
+          location: { origin: string };
+          sessionStorage: { setItem(k: string, v: string): void };
+        };
+        if (w.location.origin === origin) w.sessionStorage.setItem("causeway.api_key", apiKey);
+      },
+      [base, key] as const,
+    );
+    const refused: string[] = [];
+    let apiRequests = 0;
+    const tabs: Page[] = [];
+    const opened = Date.now();
+    for (const id of ids) {
+      const tab = await chrome.context.newPage();
+      tab.on("console", (m) => {
+        if (m.type() === "error" || /Content Security Policy/.test(m.text()))
+          problems.push(`${tab.url()}: ${m.text()}`);
+      });
+      tab.on("pageerror", (e) => problems.push(`${tab.url()}: ${e.message}`));
+      tab.on("request", (r) => {
+        if (new URL(r.url()).pathname.startsWith("/v1/")) apiRequests++;
+      });
+      tab.on("response", (r) => {
+        if (r.status() === 403) refused.push(new URL(r.url()).pathname);
+      });
+      await tab.goto(`${base}/app/predictions/${id}`, { waitUntil: "commit" });
+      tabs.push(tab);
+    }
+    expect(Date.now() - opened, "six pages opened within a minute").toBeLessThan(60_000);
+    try {
+      for (const [i, tab] of tabs.entries()) {
+        const which = `page ${i + 1} (${ids[i]})`;
+        // Filled: no section still loading or waiting, the table, the volcano, the downloads and
+        // the dataset card there, and no section showing a failure instead.
+        const isFilled = async () =>
+          (await tab.locator('[data-testid="pending"]').count()) === 0 &&
+          (await tab.locator('tbody:not(.pinned-body) [data-testid="target-row"]').count()) >= 10 &&
+          (await tab.locator('[data-testid="volcano-plot"] svg').count()) > 0 &&
+          (await tab.locator('[data-testid="downloads"] li').count()) >= 5 &&
+          (await tab.locator('[data-testid="dataset-card"]').count()) > 0;
+        const until = Date.now() + 180_000;
+        while (!(await isFilled()) && Date.now() < until) await tab.waitForTimeout(1000);
+        await tab.screenshot({ path: join(SHOTS, `six-pages-${i + 1}-1440.png`), fullPage: true });
+        expect(await isFilled(), `${which} is not filled: ${await tab.textContent("body")}`).toBe(true);
+        expect(await tab.locator('.error, [role="alert"]').allTextContents(), which).toEqual([]);
+      }
+    } finally {
+      console.log(
+        `six result pages: ${apiRequests} API requests in ${Math.round((Date.now() - opened) / 1000)} s; refused (403): ${refused.join(", ") || "none"}`,
+      );
+    }
+    for (const tab of tabs) await tab.close();
   });
 
   it("logged no console error and no CSP violation", () => {

@@ -148,7 +148,9 @@ export class CausewayClient {
     }
     for (const field of FILE_FIELDS) {
       const file = rest[field];
-      if (file) form.set(field, file, `${field}.h5ad`);
+      // A File keeps its own name (the service's default label is made from it); a Blob is named
+      // after its field.
+      if (file) form.set(field, file, file instanceof File && file.name ? file.name : `${field}.h5ad`);
     }
     if (degs !== undefined) form.set("degs", JSON.stringify(degs));
     for (const [name, value] of Object.entries(withoutFiles(rest)))

@@ -7,9 +7,11 @@
  */
 import { CausewayClient } from "@causeway/api/client/sdk";
 import { session } from "./session.ts";
+import { recordPageLoads, takeShared } from "./shared-budget.ts";
 
 export { CausewayError } from "@causeway/api/client/errors";
 export type {
+  GraphExportFormat,
   CausalAnalysisStatus,
   CausalPaths,
   DegsImpacted,
@@ -23,8 +25,8 @@ export type {
   TargetsPageResult,
 } from "@causeway/api/client/sdk";
 
-// The edge limit is 30 a minute per address; the page itself and its files used to count too,
-// so the page keeps a few requests in hand.
+// The edge limit is 30 a minute per address, for all the tabs of one person together; a few
+// requests are kept in hand for the pages' own HTML.
 const REQUESTS_PER_MINUTE = 26;
 
 type Listener = (until: number | null) => void;
@@ -54,8 +56,20 @@ function noteWait(ms: number): void {
   }, waitingUntil - Date.now());
 }
 
-/** fetch without cookies; a refused key signs the page out. */
+// The page's own HTML and files count against the same limit (see recordPageLoads).
+recordPageLoads(60_000);
+
+/**
+ * fetch without cookies, within the budget the origin's tabs share (shared-budget.ts; requests
+ * to another origin, such as S3 links, do not count against this service's limit); a refused
+ * key signs the page out.
+ */
 const pageFetch: typeof fetch = async (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input), location.origin);
+  if (url.origin === location.origin)
+    await takeShared(REQUESTS_PER_MINUTE, 60_000, (ms) => {
+      if (ms >= 500) noteWait(ms);
+    });
   const res = await fetch(input, { ...init, credentials: "omit" });
   if (res.status === 401 && res.headers.get("x-service-error-code") === "unauthorized")
     window.dispatchEvent(new Event("causeway:unauthorized"));

@@ -2,8 +2,10 @@
  * The causal graph of a target as an interactive network (Cytoscape.js): the PNG's layers,
  * nodes coloured by log2 fold change, edges by sign (green activation, red inhibition, grey
  * unknown; dashed = transcriptional), width by path score. Click a node for the paths through
- * it. Exported as PNG or SVG with title and legend (graph-export.ts). The view refits when its
- * box changes size (a phone turned, a window resized).
+ * it. Exported as PNG or SVG with title and legend (graph-export.ts), and, when the caller can
+ * fetch it, as a network file for Cytoscape (CX2, GraphML or SIF from the service's export route,
+ * so the file is the one the command line and the API give). The view refits when its box changes
+ * size (a phone turned, a window resized).
  */
 import cytoscape from "cytoscape";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -11,16 +13,31 @@ import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { graphModel, pathsThrough } from "../graph-model.ts";
 import { graphPng, graphSvg, saveBlob } from "./graph-export.ts";
 import { num } from "../format.ts";
+import { explain } from "../explain.ts";
+import type { GraphExportFormat } from "../client.ts";
+
+/** The service's network export of this graph with `topNDegs` DEGs, as text. */
+export type NetworkExport = (format: GraphExportFormat, topNDegs: number) => Promise<string>;
+
+const NETWORK_FORMATS: { format: GraphExportFormat; label: string; type: string }[] = [
+  { format: "cx2", label: "CX2", type: "application/json" },
+  { format: "graphml", label: "GraphML", type: "application/graphml+xml" },
+  { format: "sif", label: "SIF", type: "text/plain" },
+];
 
 export function CausalGraph({
   inputs,
   title,
   topN = 20,
+  networkExport,
 }: {
   inputs: CausalGraphInputs;
   title: string;
   topN?: number;
+  networkExport?: NetworkExport | undefined;
 }) {
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const cyRef = useRef<cytoscape.Core | null>(null);
   const [n, setN] = useState(Math.min(topN, Math.max(1, inputs.degs.length)));
@@ -192,7 +209,36 @@ export function CausalGraph({
         >
           Export SVG
         </button>
+        {networkExport && (
+          <span class="network-export" role="group" aria-label="Export for Cytoscape">
+            <span class="muted small">For Cytoscape:</span>
+            {NETWORK_FORMATS.map((f) => (
+              <button
+                key={f.format}
+                type="button"
+                data-testid={`export-${f.format}`}
+                disabled={exporting}
+                title={`The graph as a ${f.label} network file, with each node's molecule and each edge's sign`}
+                onClick={() => {
+                  setExporting(true);
+                  setExportError(null);
+                  networkExport(f.format, model.selection.degsShown)
+                    .then((text) => saveBlob(`${safeName}.${f.format}`, new Blob([text], { type: f.type })))
+                    .catch((err: unknown) => setExportError(explain(err)))
+                    .finally(() => setExporting(false));
+                }}
+              >
+                {f.label}
+              </button>
+            ))}
+          </span>
+        )}
       </div>
+      {exportError && (
+        <p class="error" role="alert">
+          {exportError}
+        </p>
+      )}
       <div class="graph-body">
         <div
           class="graph"

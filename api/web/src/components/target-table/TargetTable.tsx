@@ -267,7 +267,7 @@ export function TargetTable(props: {
         )}
       </div>
       <div class="pager">
-        <span class="muted">
+        <span class="muted" data-testid="target-table-footer">
           {page.matched_rows === 0
             ? "0 rows"
             : `Rows ${(page.offset + 1).toLocaleString("en")}–${Math.min(page.offset + page.rows.length, page.matched_rows).toLocaleString("en")} of ${page.matched_rows.toLocaleString("en")}`}

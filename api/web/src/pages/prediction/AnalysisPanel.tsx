@@ -4,7 +4,7 @@
  * analysis's own result files.
  */
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
-import type { CausalAnalysisStatus } from "../../client.ts";
+import { client, type CausalAnalysisStatus } from "../../client.ts";
 import { Pending } from "../../components/Pending.tsx";
 import { symbol } from "../../format.ts";
 import { parseInputs } from "../../graph-model.ts";
@@ -42,7 +42,17 @@ export function AnalysisGraph({ analysis, inputs }: { analysis: CausalAnalysisSt
   ) : (
     <p class="muted">This account does not receive the graph of a causal analysis.</p>
   );
-  return <GraphOf inputs={inputs} title={symbol(analysis.target)} fallback={png} />;
+  // The analysis's export is its own graph (the DEG count it ran with), whatever "DEGs shown" says.
+  return (
+    <GraphOf
+      inputs={inputs}
+      title={symbol(analysis.target)}
+      fallback={png}
+      networkExport={(format) =>
+        client().getCausalAnalysisGraphExport(analysis.causal_analysis_id, { format })
+      }
+    />
+  );
 }
 
 /** The graph inputs of the analysis, read once it has completed. */

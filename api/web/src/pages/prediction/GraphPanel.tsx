@@ -4,7 +4,7 @@
  */
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client } from "../../client.ts";
-import { CausalGraph } from "../../components/CausalGraph.tsx";
+import { CausalGraph, type NetworkExport } from "../../components/CausalGraph.tsx";
 import { Pending } from "../../components/Pending.tsx";
 import { useLoad, type Loaded } from "../../use-load.ts";
 
@@ -25,12 +25,18 @@ export function GraphOf({
   inputs,
   title,
   fallback,
+  networkExport,
 }: {
   inputs: Loaded<CausalGraphInputs | null>;
   title: string;
   fallback: preact.ComponentChildren;
+  networkExport?: NetworkExport;
 }) {
   if (inputs.state === "loading") return <Pending what="the causal graph" class="graph placeholder" />;
   if (inputs.state === "error") return <p class="error">{inputs.error}</p>;
-  return inputs.value ? <CausalGraph inputs={inputs.value} title={title} /> : <>{fallback}</>;
+  return inputs.value ? (
+    <CausalGraph inputs={inputs.value} title={title} networkExport={networkExport} />
+  ) : (
+    <>{fallback}</>
+  );
 }

@@ -165,6 +165,7 @@ export function PredictionPage({ id }: { id: string }) {
                   inputs={graphInputs}
                   title={symbol(p.target)}
                   fallback={<PredictionGraphPng id={id} target={symbol(p.target)} />}
+                  networkExport={(format, n) => client().getCausalGraphExport(id, { top_n_degs: n, format })}
                 />
               ) : explainer.analysis ? (
                 <AnalysisGraph analysis={explainer.analysis} inputs={analysisInputs} />
