@@ -278,7 +278,7 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
               : ((await page.textContent('[data-testid="target-table-footer"]')) ?? "").includes(
                   `of ${matched.toLocaleString("en")}`,
                 ),
-          // The page's request budget (26 a minute) may make a filter wait for its slot.
+          // The page's request budget (24 a minute) may make a filter wait for its slot.
           { message: `${which}: ${matched} rows`, timeout: 70_000 },
         )
         .toBe(true);

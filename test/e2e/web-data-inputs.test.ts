@@ -339,6 +339,8 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       [base, key] as const,
     );
     const refused: string[] = [];
+    /** Every request of the tabs to the service, to show the busiest minute when one is refused. */
+    const sent: { at: number; path: string }[] = [];
     let apiRequests = 0;
     const tabs: Page[] = [];
     const opened = Date.now();
@@ -350,7 +352,9 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       });
       tab.on("pageerror", (e) => problems.push(`${tab.url()}: ${e.message}`));
       tab.on("request", (r) => {
-        if (new URL(r.url()).pathname.startsWith("/v1/")) apiRequests++;
+        const u = new URL(r.url());
+        if (u.pathname.startsWith("/v1/")) apiRequests++;
+        if (u.origin === base) sent.push({ at: Date.now(), path: u.pathname });
       });
       tab.on("response", (r) => {
         if (r.status() === 403) refused.push(new URL(r.url()).pathname);
@@ -377,6 +381,16 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
         expect(await tab.locator('.error, [role="alert"]').allTextContents(), which).toEqual([]);
       }
     } finally {
+      const busiest = Math.max(
+        ...sent.map((a) => sent.filter((b) => b.at >= a.at && b.at < a.at + 60_000).length),
+      );
+      if (refused.length > 0)
+        console.log(
+          `busiest minute: ${busiest} requests; the first 40:\n${sent
+            .slice(0, 40)
+            .map((r) => `${r.at - opened} ms ${r.path.slice(0, 60)}`)
+            .join("\n")}`,
+        );
       console.log(
         `six result pages: ${apiRequests} API requests in ${Math.round((Date.now() - opened) / 1000)} s; refused (403): ${refused.join(", ") || "none"}`,
       );
