@@ -5,6 +5,7 @@
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { client, CausewayError, type ResolvedGenes } from "../../client.ts";
+import { useLimitWait } from "../../components/Pending.tsx";
 import { degCheck, MAX_DEGS } from "./deg-check.ts";
 import { degsOf, readDeTable, type DeTable } from "./de-table.ts";
 import { HELP } from "./cli-fields.ts";
@@ -101,6 +102,8 @@ export function DegsField({
     };
   }, [genes, species]);
   const check = degCheck(genes.length, resolved);
+  // The check is a request: while it waits on the limit, say so rather than "checking…" alone.
+  const wait = useLimitWait();
   const listOf = (gs: typeof check.notInModel) =>
     gs.map((g) => (g.suggestion ? `${g.input} (did you mean ${g.suggestion}?)` : g.input)).join(", ");
   return (
@@ -233,6 +236,9 @@ export function DegsField({
       )}
       <p class={`deg-feedback tone-${check.tone}`} data-testid="deg-feedback" aria-live="polite">
         {check.text}
+        {!resolved && wait !== null && genes.length > 0
+          ? ` Waiting for the request limit (30 a minute per address): about ${wait} s.`
+          : ""}
       </p>
       {check.notInModel.length > 0 && (
         <details class="small">

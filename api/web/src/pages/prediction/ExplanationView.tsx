@@ -87,7 +87,7 @@ export function ExplanationView({ explanation: e }: { explanation: Explanation }
     <div class="grid2 explanation" data-testid="explanation">
       <div class="card">
         <ImpactedDegs degs={e.degs} />
-        <h3>Intermediary proteins</h3>
+        <h3 class="after-list">Intermediary proteins</h3>
         <p class="muted small">
           Proteins on the paths to the top {INTERMEDIARY_TOP_DEGS} impacted DEGs, most used first.
         </p>
