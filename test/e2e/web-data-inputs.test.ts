@@ -14,6 +14,8 @@ import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
+import { OBS_CAP_PER_ARM } from "../../api/web/src/pages/new-prediction/cli-fields.ts";
+import { MAX_OBSERVATIONS } from "../../runner/src/jobs/prediction-job.ts";
 import { writeKangRenamed } from "../../runner/test/fixtures/anndata/kang-renamed.ts";
 import { ORTHOLOGUE_FILE, OrthologueTable } from "../../runner/src/symbols/index.ts";
 import { waitFor } from "../harness/proc.ts";
@@ -160,6 +162,12 @@ async function chooseCellType(): Promise<void> {
   await select.selectOption(CELL_TYPE);
   await expect.poll(() => page.textContent('[data-testid="arms-table"] caption')).toContain(CELL_TYPE);
 }
+
+describe("the page's observation cap", () => {
+  it("is the runner's (the web app keeps a copy: it may not import the runner)", () => {
+    expect(OBS_CAP_PER_ARM).toBe(MAX_OBSERVATIONS);
+  });
+});
 
 if (!hasChromium() && process.env.CI)
   throw new Error("chromium is missing: test/harness/setup.sh should have installed it");

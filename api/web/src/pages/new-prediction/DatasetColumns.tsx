@@ -4,7 +4,7 @@
  * from the file's own levels. Each field may be left to the service's detection or typed.
  */
 import { useEffect, useState } from "preact/hooks";
-import { COLUMN_FIELDS, type ColumnField } from "./cli-fields.ts";
+import { COLUMN_FIELDS, OBS_CAP_PER_ARM, prepareCommand, type ColumnField } from "./cli-fields.ts";
 import { armsOf, columnNamed, detectColumn, detectControl, type ObsTable } from "./obs-table.ts";
 import { readObs } from "./read-obs.ts";
 
@@ -67,6 +67,8 @@ export function DatasetColumns({
       }
     : {};
   const arms = table && roles ? armsOf(table, { ...roles, cellTypeLevel: v("cell_type") }) : [];
+  // The service refuses a condition above the cap (too_many_observations): said before upload.
+  const over = arms.filter((a) => a.n > OBS_CAP_PER_ARM);
   return (
     <div class="dataset-columns" data-testid="dataset-columns">
       {read.state === "reading" && <p class="muted">Reading the file's observations…</p>}
@@ -146,6 +148,20 @@ export function DatasetColumns({
               ))}
             </tbody>
           </table>
+        </div>
+      )}
+      {file && over.length > 0 && (
+        <div class="warn-line" data-testid="obs-cap">
+          <p>
+            The service accepts at most {OBS_CAP_PER_ARM.toLocaleString("en")} observations per condition
+            {v("cell_type") ? ` of ${v("cell_type")}` : ""}, and{" "}
+            {over.map((a) => `${a.arm} has ${a.n.toLocaleString("en")}`).join(", ")}: this upload would fail.{" "}
+            {cellTypeLevels.length > 0 && !v("cell_type") ? "Choose one cell type above, or write" : "Write"}{" "}
+            a subsampled copy that keeps every sample with the command line, and upload its dataset.h5ad:
+          </p>
+          <pre class="command">
+            <code>{prepareCommand(file.name, values)}</code>
+          </pre>
         </div>
       )}
     </div>

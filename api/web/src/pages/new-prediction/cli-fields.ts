@@ -36,3 +36,33 @@ export const PERTURBATION_TYPES = [
   "overexpression",
   "unknown",
 ] as const;
+
+/**
+ * Observations per condition the service accepts in a merged file (after the cell type is
+ * chosen), as the runner checks them (service-spec §3.1, `MAX_OBSERVATIONS`; a test keeps the
+ * two equal). The runner's module is not for a browser bundle, hence the copy.
+ */
+export const OBS_CAP_PER_ARM = 1000;
+
+/** A value as one shell word: quoted when it holds anything but plain characters. */
+const shellWord = (v: string): string => (/^[\w.,/+:=@-]+$/.test(v) ? v : `'${v.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * The `causeway prepare` command that writes a subsampled copy of `fileName` with the columns
+ * given on the page (every sample kept, at most `OBS_CAP_PER_ARM` observations per condition).
+ */
+export function prepareCommand(fileName: string, values: Partial<Record<ColumnField, string>>): string {
+  const flags = COLUMN_FIELDS.flatMap((f) => {
+    const v = values[f.name]?.trim();
+    return v ? [f.flag, shellWord(v)] : [];
+  });
+  return [
+    "causeway prepare",
+    shellWord(fileName),
+    ...flags,
+    "--max-obs",
+    String(OBS_CAP_PER_ARM),
+    "--out",
+    "prepared",
+  ].join(" ");
+}
