@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
 import { OBS_CAP_PER_ARM } from "../../api/web/src/pages/new-prediction/cli-fields.ts";
 import { MAX_OBSERVATIONS } from "../../runner/src/jobs/prediction-job.ts";
+import { writeAnnData } from "../../runner/src/anndata/index.ts";
 import { writeKangRenamed } from "../../runner/test/fixtures/anndata/kang-renamed.ts";
 import { ORTHOLOGUE_FILE, OrthologueTable } from "../../runner/src/symbols/index.ts";
 import { waitFor } from "../harness/proc.ts";
@@ -326,6 +327,52 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
       await shotBoth("edger-form");
     });
     await sameTop10("edger", id);
+  });
+
+  it("says before upload when a condition has more observations than the service accepts, with the prepare command", async () => {
+    // 1,200 observations per condition (X holds one count per cell: only obs matters here).
+    const n = 2400;
+    const big = join(work, "big file.h5ad");
+    await writeAnnData(big, {
+      X: {
+        nRows: n,
+        nCols: 3,
+        indptr: Int32Array.from({ length: n + 1 }, (_, i) => i),
+        indices: new Int32Array(n),
+        data: new Float64Array(n).fill(1),
+      },
+      obs: {
+        index: Array.from({ length: n }, (_, i) => `cell${i}`),
+        columns: new Map([
+          [
+            "condition",
+            { kind: "strings", values: Array.from({ length: n }, (_, i) => (i % 2 ? "stim" : "ctrl")) },
+          ],
+          ["donor", { kind: "strings", values: Array.from({ length: n }, (_, i) => `d${i % 4}`) }],
+          [
+            "cell_type",
+            {
+              kind: "strings",
+              values: Array.from({ length: n }, (_, i) => (i % 3 ? "B cells" : "NK cells")),
+            },
+          ],
+        ]),
+        skipped: [],
+      },
+      var: { index: ["A1BG", "STAT1", "IRF1"], columns: new Map(), skipped: [] },
+    });
+    await page.goto(`${server.base}/app/new`);
+    await chooseMerged(big);
+    const notice = page.locator('[data-testid="obs-cap"]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("ctrl has 1,200, stim has 1,200");
+    expect(await notice.locator("code").textContent()).toBe(
+      "causeway prepare 'big file.h5ad' --max-obs 1000 --out prepared",
+    );
+    await shotBoth("obs-cap-form");
+    // One cell type brings each condition under the cap: the notice goes.
+    await page.selectOption('select[name="cell_type"]', "NK cells");
+    await expect.poll(() => notice.count()).toBe(0);
   });
 
   it("opens six result pages within a minute under the edge limit, and every section of each fills", async () => {
