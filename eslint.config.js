@@ -123,7 +123,7 @@ export default tseslint.config(
             {
               name: "@causeway/api/client",
               message:
-                "The SDK entry loads node: modules; import its browser-safe parts (client/errors, client/pacing).",
+                "The SDK entry loads node: modules; import its browser-safe parts (client/sdk, client/errors, client/pacing).",
             },
           ],
         },

@@ -23,10 +23,10 @@ export default defineConfig({
     assetsDir: "assets",
     emptyOutDir: true,
     target: "es2022",
-    // One module per page load keeps the request count low (the edge limit counts every file).
+    // One module per page load keeps the request count low; the .h5ad reader (jsfive) is its
+    // own chunk, loaded only when the form reads a file.
     cssCodeSplit: false,
     modulePreload: false,
     chunkSizeWarningLimit: 2000,
-    rolldownOptions: { output: { codeSplitting: false } },
   },
 });

@@ -21,6 +21,11 @@ export interface EmbeddedServer {
   log(): string;
   /** A new account through the admin CLI; returns its API key. */
   newAccount(tier: "internal" | "external", name?: string): Promise<string>;
+  /**
+   * Stops the server and starts it again on the same data directory (accounts, predictions and
+   * results kept) with `extraEnv` added, on a new port: `base` changes.
+   */
+  restart(extraEnv?: NodeJS.ProcessEnv): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -133,15 +138,17 @@ export async function startEmbeddedServer(
     LOG_LEVEL: "info",
     ...extraEnv,
   };
-  const server = await spawnServer(env, startTimeoutMs).catch(async (err: unknown) => {
+  let server = await spawnServer(env, startTimeoutMs).catch(async (err: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
     throw err;
   });
   return {
-    base: server.base,
+    get base() {
+      return server.base;
+    },
     dataDir,
     env,
-    log: server.log,
+    log: () => server.log(),
     async newAccount(tier, name = `e2e-${tier}`) {
       const { stdout } = await exec(
         NODE,
@@ -149,6 +156,11 @@ export async function startEmbeddedServer(
         { cwd: REPO_ROOT, env },
       );
       return (JSON.parse(stdout.trim().split("\n").at(-1)!) as { api_key: string }).api_key;
+    },
+    async restart(extraEnv = {}) {
+      await server.stop();
+      Object.assign(env, extraEnv);
+      server = await spawnServer(env, startTimeoutMs);
     },
     async stop() {
       await server.stop();

@@ -19,6 +19,8 @@ export type {
   ResolvedGenes,
   StatusQuery,
   SubmissionOptions,
+  TargetsPageQuery,
+  TargetsPageResult,
 } from "./sdk.ts";
 export { CausewayError } from "./errors.ts";
 export { GENE_COLUMNS, selectDegs, type DeTableSelection, type SelectDegsOptions } from "./de-table.ts";

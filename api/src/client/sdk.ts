@@ -25,6 +25,7 @@ import {
   PredictionsListResponse,
 } from "../schemas/predictions.ts";
 import { ResolveGenesResponse } from "../schemas/genes.ts";
+import { TargetsPage } from "../schemas/targets.ts";
 import type { PredictionGraphExportQuery } from "../schemas/graph-export.ts";
 import { CausewayError, detailMessage } from "./errors.ts";
 import { backoffMs, realSleep, RequestBudget, retryAfterMs, type Sleep } from "./pacing.ts";
@@ -42,6 +43,7 @@ export type CausalAnalysisList = z.infer<typeof CausalAnalysisListResponse>;
 export type CausalAnalysisRequest = z.input<typeof CreateCausalAnalysisRequest>;
 export type Quota = z.infer<typeof QuotaResponse>;
 export type ResolvedGenes = z.infer<typeof ResolveGenesResponse>;
+export type TargetsPageResult = z.infer<typeof TargetsPage>;
 /** A network file format of the causal-graph exports. */
 export type GraphExportFormat = z.infer<typeof PredictionGraphExportQuery>["format"];
 
@@ -57,6 +59,19 @@ export type SubmissionOptions = z.input<typeof SubmissionOptions>;
 /** A prediction submission: the merged file or the split pair with its DEGs, plus options. */
 export type PredictionSubmission = Omit<SubmissionOptions, "degs"> &
   ({ dataset: Blob } | { dataset_control: Blob; dataset_pert: Blob; degs: string[] });
+
+/** The query of GET /v1/predictions/{id}/targets (service defaults for what is left out). */
+export interface TargetsPageQuery {
+  offset?: number;
+  limit?: number;
+  sort?: string;
+  order?: "asc" | "desc";
+  q?: string;
+  tier?: string;
+  direction?: string;
+  fold_proxies?: boolean;
+  result_set?: string;
+}
 
 export interface StatusQuery {
   max_rows?: number;
@@ -86,7 +101,7 @@ export interface ClientOptions {
   onWait?: (ms: number, reason: "budget" | "edge_blocked" | "rate_limited") => void;
 }
 
-type Query = Record<string, string | number | undefined>;
+type Query = Record<string, string | number | boolean | undefined>;
 
 export class CausewayClient {
   readonly baseUrl: string;
@@ -104,7 +119,8 @@ export class CausewayClient {
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.apiKey = options.apiKey;
-    this.fetchFn = options.fetch ?? fetch;
+    // Called through a wrapper: a browser's fetch refuses to run with this client as `this`.
+    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
     this.maxRetries = options.maxRetries ?? 6;
     this.baseBackoffMs = options.baseBackoffMs ?? 2000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -132,7 +148,9 @@ export class CausewayClient {
     }
     for (const field of FILE_FIELDS) {
       const file = rest[field];
-      if (file) form.set(field, file, `${field}.h5ad`);
+      // A File keeps its own name (the service's default label is made from it); a Blob is named
+      // after its field.
+      if (file) form.set(field, file, file instanceof File && file.name ? file.name : `${field}.h5ad`);
     }
     if (degs !== undefined) form.set("degs", JSON.stringify(degs));
     for (const [name, value] of Object.entries(withoutFiles(rest)))
@@ -158,6 +176,11 @@ export class CausewayClient {
     return this.request("GET", `/v1/predictions/${enc(id)}`, PredictionStatusResponse, {
       query: { ...query },
     });
+  }
+
+  /** A page of the ranked target table, sorted, searched and filtered by the service. */
+  getTargets(id: string, query: TargetsPageQuery = {}): Promise<TargetsPageResult> {
+    return this.request("GET", `/v1/predictions/${enc(id)}/targets`, TargetsPage, { query: { ...query } });
   }
 
   getMappedDegs(id: string): Promise<MappedDegs> {

@@ -82,6 +82,17 @@ export const TargetsPage = z
     sort: z.string().meta({ description: describe(QUERY_PARAMS.sort) }),
     order: z.enum(["asc", "desc"]).meta({ description: describe(QUERY_PARAMS.order) }),
     rows: z.array(TargetRow).meta({ description: "The page's rows, sorted and filtered as asked." }),
+    facets: z
+      .object({
+        tier: z.partialRecord(TargetTier, z.number().int()),
+        direction: z.partialRecord(TargetDirection, z.number().int()),
+      })
+      .optional()
+      .meta({
+        description:
+          "Rows of the whole table by tier and by direction, counting only values some row has (the filters worth offering). " +
+          "Absent for external accounts, and on a first page answered before the whole table is read.",
+      }),
     pinned: TargetRow.nullable().meta({
       description:
         "For target_validation: the validated target's own row, whatever the page or filter; else null.",

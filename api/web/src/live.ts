@@ -1,6 +1,6 @@
-/** A prediction's status kept live from its event stream (fetch streaming of the SSE route). */
+/** A prediction's status kept live from its event stream (the SDK reads the SSE route with fetch). */
 import { useEffect, useState } from "preact/hooks";
-import { predictionEvents } from "./api.ts";
+import { client } from "./client.ts";
 
 export interface LiveState {
   status: string;
@@ -20,7 +20,7 @@ export function useLiveStatus(id: string, initial: LiveState, onEnd?: (s: LiveSt
     const stop = new AbortController();
     void (async () => {
       try {
-        for await (const e of predictionEvents(id, stop.signal)) {
+        for await (const e of client().predictionEvents(id, stop.signal)) {
           setState(e.data);
           if (e.event === "completed" || e.event === "failed") {
             onEnd?.(e.data);

@@ -1,10 +1,11 @@
 /** The web app: the shell (header, navigation, sign-out) and the page of the current route. */
+import "./csp-setup.ts";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { HowToRead } from "./pages/HowToRead.tsx";
-import { NewPrediction } from "./pages/NewPrediction.tsx";
-import { Prediction } from "./pages/Prediction.tsx";
+import { NewPredictionPage } from "./pages/new-prediction/NewPredictionPage.tsx";
+import { PredictionPage } from "./pages/prediction/PredictionPage.tsx";
 import { Predictions } from "./pages/Predictions.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { navigate, onLinkClick, useRoute, type Route } from "./router.ts";
@@ -85,9 +86,9 @@ function App() {
         ) : route.page === "predictions" ? (
           <Predictions />
         ) : route.page === "new" ? (
-          <NewPrediction />
+          <NewPredictionPage key={location.search} />
         ) : route.page === "prediction" ? (
-          <Prediction id={route.id} key={route.id} />
+          <PredictionPage id={route.id} key={route.id} />
         ) : route.page === "how-to-read" ? (
           <HowToRead anchor={route.anchor} />
         ) : (

@@ -172,6 +172,15 @@ function rowOut(t: TargetTable, i: number, visible: number[], full: boolean): Ta
   };
 }
 
+/** How many rows have each tier and each direction (values no row has are left out). */
+export function facetsOf(t: TargetTable): NonNullable<TargetsPage["facets"]> {
+  const tier: Partial<Record<TargetTier, number>> = {};
+  const direction: Partial<Record<TargetDirection, number>> = {};
+  for (const v of t.tiers) if (v !== null) tier[v] = (tier[v] ?? 0) + 1;
+  for (const v of t.directions) if (v !== null) direction[v] = (direction[v] ?? 0) + 1;
+  return { tier, direction };
+}
+
 /** One page of the table for an account of the given tier. */
 export function pageOf(
   t: TargetTable,
@@ -196,6 +205,7 @@ export function pageOf(
     order: q.order,
     rows: slice.map((i) => rowOut(t, i, visible, full)),
     pinned: pinnedAt === undefined ? null : rowOut(t, pinnedAt, visible, full),
+    ...(full ? { facets: facetsOf(t) } : {}),
   };
 }
 
@@ -276,7 +286,8 @@ export function headPageOf(
     }
   }
   const pinned = pinnedLine ? parseTargetTable(`${header}\n${pinnedLine}`) : null;
-  const page = pageOf(head, q, full, null);
+  // The facets count every row: left to the whole table.
+  const { facets: _facets, ...page } = pageOf(head, q, full, null);
   return {
     ...page,
     total_rows: total,

@@ -2,83 +2,42 @@
  * The causal graph of a target as an interactive network (Cytoscape.js): the PNG's layers,
  * nodes coloured by log2 fold change, edges by sign (green activation, red inhibition, grey
  * unknown; dashed = transcriptional), width by path score. Click a node for the paths through
- * it. Export as PNG (Cytoscape) or SVG (written here from the same positions: the only SVG
- * extension of Cytoscape is GPL-licensed).
+ * it. Exported as PNG or SVG with title and legend (graph-export.ts), and, when the caller can
+ * fetch it, as a network file for Cytoscape (CX2, GraphML or SIF from the service's export route,
+ * so the file is the one the command line and the API give). The view refits when its box changes
+ * size (a phone turned, a window resized).
  */
 import cytoscape from "cytoscape";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
-import { graphModel, pathsThrough, type GraphModel } from "../graph-model.ts";
+import { graphModel, pathsThrough } from "../graph-model.ts";
+import { graphPng, graphSvg, saveBlob } from "./graph-export.ts";
 import { num } from "../format.ts";
+import { explain } from "../explain.ts";
+import type { GraphExportFormat } from "../client.ts";
 
-function download(name: string, href: string) {
-  const a = document.createElement("a");
-  a.href = href;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
+/** The service's network export of this graph with `topNDegs` DEGs, as text. */
+export type NetworkExport = (format: GraphExportFormat, topNDegs: number) => Promise<string>;
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** An SVG of the graph at the positions Cytoscape shows. */
-function toSvg(cy: cytoscape.Core, model: GraphModel): string {
-  const bb = cy.elements().boundingBox({});
-  const pad = 20;
-  const w = Math.ceil(bb.w + 2 * pad);
-  const h = Math.ceil(bb.h + 2 * pad);
-  const X = (x: number) => (x - bb.x1 + pad).toFixed(1);
-  const Y = (y: number) => (y - bb.y1 + pad).toFixed(1);
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="sans-serif" font-size="12">`,
-    `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<defs><marker id="a" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="context-stroke"/></marker>` +
-      `<marker id="t" viewBox="0 0 4 10" refX="4" refY="5" markerWidth="3" markerHeight="8" orient="auto"><rect width="4" height="10" fill="context-stroke"/></marker></defs>`,
-  ];
-  for (const e of model.edges) {
-    const s = cy.getElementById(e.source).position();
-    const t = cy.getElementById(e.target).position();
-    const dash = e.type === "transcriptional" ? ` stroke-dasharray="5 3"` : "";
-    parts.push(
-      `<line x1="${X(s.x + 40)}" y1="${Y(s.y)}" x2="${X(t.x - 40)}" y2="${Y(t.y)}" stroke="${e.colour}" stroke-width="${e.width.toFixed(2)}"${dash} marker-end="url(#${e.sign < 0 ? "t" : "a"})"/>`,
-    );
-  }
-  for (const n of model.nodes) {
-    const p = cy.getElementById(n.id).position();
-    const x = Number(X(p.x));
-    const y = Number(Y(p.y));
-    const shape =
-      n.kind === "intermediary"
-        ? `<ellipse cx="${x}" cy="${y}" rx="40" ry="13"`
-        : n.kind === "deg"
-          ? `<rect x="${x - 40}" y="${y - 13}" width="80" height="26" rx="6"`
-          : `<polygon points="${[
-              [-46, 0],
-              [-36, -15],
-              [36, -15],
-              [46, 0],
-              [36, 15],
-              [-36, 15],
-            ]
-              .map(([dx, dy]) => `${x + dx!},${y + dy!}`)
-              .join(" ")}"`;
-    parts.push(`${shape} fill="${n.fill}" stroke="#404040" stroke-width="${n.kind === "target" ? 3 : 1}"/>`);
-    parts.push(`<text x="${x}" y="${y + 4}" text-anchor="middle" fill="${n.label}">${esc(n.symbol)}</text>`);
-  }
-  parts.push("</svg>");
-  return parts.join("\n");
-}
+const NETWORK_FORMATS: { format: GraphExportFormat; label: string; type: string }[] = [
+  { format: "cx2", label: "CX2", type: "application/json" },
+  { format: "graphml", label: "GraphML", type: "application/graphml+xml" },
+  { format: "sif", label: "SIF", type: "text/plain" },
+];
 
 export function CausalGraph({
   inputs,
   title,
   topN = 20,
+  networkExport,
 }: {
   inputs: CausalGraphInputs;
   title: string;
   topN?: number;
+  networkExport?: NetworkExport | undefined;
 }) {
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const cyRef = useRef<cytoscape.Core | null>(null);
   const [n, setN] = useState(Math.min(topN, Math.max(1, inputs.degs.length)));
@@ -109,7 +68,6 @@ export function CausalGraph({
       layout: { name: "preset", fit: true, padding: 24 },
       minZoom: 0.2,
       maxZoom: 3,
-      wheelSensitivity: 0.3,
       style: [
         {
           selector: "node",
@@ -184,13 +142,20 @@ export function CausalGraph({
     cy.on("viewport", mark);
     cy.ready(mark);
     cyRef.current = cy;
+    const resized = new ResizeObserver(() => {
+      cy.resize();
+      cy.fit(undefined, 24);
+    });
+    resized.observe(box.current);
     return () => {
+      resized.disconnect();
       cy.destroy();
       cyRef.current = null;
     };
   }, [model]);
 
-  const safeName = title.replace(/[^A-Za-z0-9._-]+/g, "_");
+  const safeName = `causal_graph_${title.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
+  const exportTitle = `Causal graph of ${title}: top ${model.selection.degsShown} impacted DEGs, ${model.selection.pathsShown} paths`;
   const paths = selected ? pathsThrough(inputs, model, selected) : [];
   const sel = model.nodes.find((x) => x.id === selected);
   return (
@@ -223,27 +188,57 @@ export function CausalGraph({
         <span class="spacer" />
         <button
           type="button"
-          onClick={() =>
-            cyRef.current &&
-            download(`${safeName}.png`, cyRef.current.png({ full: true, scale: 2, bg: "#ffffff" }))
-          }
+          data-testid="export-png"
+          onClick={() => {
+            if (cyRef.current)
+              void graphPng(cyRef.current, model, exportTitle).then((b) => saveBlob(`${safeName}.png`, b));
+          }}
         >
           Export PNG
         </button>
         <button
           type="button"
+          data-testid="export-svg"
           onClick={() => {
-            if (!cyRef.current) return;
-            const url = URL.createObjectURL(
-              new Blob([toSvg(cyRef.current, model)], { type: "image/svg+xml" }),
-            );
-            download(`${safeName}.svg`, url);
-            setTimeout(() => URL.revokeObjectURL(url), 10_000);
+            if (cyRef.current)
+              saveBlob(
+                `${safeName}.svg`,
+                new Blob([graphSvg(cyRef.current, model, exportTitle)], { type: "image/svg+xml" }),
+              );
           }}
         >
           Export SVG
         </button>
+        {networkExport && (
+          <span class="network-export" role="group" aria-label="Export for Cytoscape">
+            <span class="muted small">For Cytoscape:</span>
+            {NETWORK_FORMATS.map((f) => (
+              <button
+                key={f.format}
+                type="button"
+                data-testid={`export-${f.format}`}
+                disabled={exporting}
+                title={`The graph as a ${f.label} network file, with each node's molecule and each edge's sign`}
+                onClick={() => {
+                  setExporting(true);
+                  setExportError(null);
+                  networkExport(f.format, model.selection.degsShown)
+                    .then((text) => saveBlob(`${safeName}.${f.format}`, new Blob([text], { type: f.type })))
+                    .catch((err: unknown) => setExportError(explain(err)))
+                    .finally(() => setExporting(false));
+                }}
+              >
+                {f.label}
+              </button>
+            ))}
+          </span>
+        )}
       </div>
+      {exportError && (
+        <p class="error" role="alert">
+          {exportError}
+        </p>
+      )}
       <div class="graph-body">
         <div
           class="graph"
@@ -275,10 +270,10 @@ export function CausalGraph({
             <div class="legend small">
               <p>Click a node to see the paths through it.</p>
               <p>
-                <span class="swatch" style={{ background: "#2166ac" }} /> down ·
-                <span class="swatch" style={{ background: "#f7f7f7" }} /> 0 ·
-                <span class="swatch" style={{ background: "#b2182b" }} /> up (log2 fold change, ±
-                {num(model.colourLimit)}); grey = not measured
+                <span class="swatch down" /> down ·
+                <span class="swatch zero" /> 0 ·
+                <span class="swatch up" /> up (log2 fold change, ±{num(model.colourLimit)}); grey = not
+                measured
               </p>
               <p>
                 <span class="line green" /> activation · <span class="line red" /> inhibition ·{" "}

@@ -4,7 +4,7 @@
  * target table for it). Drawn with Observable Plot after the table is on screen.
  */
 import * as Plot from "@observablehq/plot";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 export interface DegPoint {
   gene: string;
@@ -47,9 +47,20 @@ export function Volcano({
   onPick: (gene: string) => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  // Drawn at the box's width, and again when the box changes width.
+  const [boxWidth, setBoxWidth] = useState(0);
   useEffect(() => {
     if (!box.current) return;
-    const width = Math.max(320, box.current.clientWidth || 560);
+    const observer = new ResizeObserver(([entry]) => {
+      const w = Math.round(entry?.contentRect.width ?? 0);
+      setBoxWidth((old) => (Math.abs(old - w) > 8 ? w : old));
+    });
+    observer.observe(box.current);
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    if (!box.current || boxWidth === 0) return;
+    const width = Math.max(280, boxWidth);
     const dir = (d: DegPoint) => (!d.isDeg ? "not a DEG" : d.log2fc > 0 ? "up" : "down");
     const marked = highlight ? points.filter((d) => d.gene === highlight) : [];
     const plot = Plot.plot({
@@ -105,9 +116,11 @@ export function Volcano({
     // The container is the accessible image (role img with a label); Plot labels its inner <g>
     // groups, which assistive technology would otherwise read as unlabeled generic elements.
     plot.setAttribute("aria-hidden", "true");
+    // Plot's own <style> element would be refused by the page's CSP: its rules are in styles.css.
+    for (const style of plot.querySelectorAll("style")) style.remove();
     box.current.replaceChildren(plot);
     return () => plot.remove();
-  }, [points, highlight]);
+  }, [points, highlight, boxWidth]);
   return (
     <div
       class="volcano"

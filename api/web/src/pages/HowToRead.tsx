@@ -9,6 +9,7 @@ import {
   type FieldDoc,
 } from "@causeway/api/schemas/field-docs.ts";
 import { HOW_TO_READ_INTRO } from "@causeway/api/schemas/how-to-read.ts";
+import { ARTIFACT_DESCRIPTIONS } from "@causeway/contract";
 
 function Fields({ docs, prefix }: { docs: Record<string, FieldDoc>; prefix: string }) {
   return (
@@ -49,6 +50,21 @@ export function HowToRead({ anchor }: { anchor?: string | undefined }) {
         prediction.
       </p>
       <Fields docs={TARGET_COLUMNS} prefix="col" />
+      <h2 id="files">The result files</h2>
+      <p>
+        What each download holds. A job with several result sets (one per perturbation level) prefixes them
+        with the level, as <code>IFN-beta.target_scores.tsv</code>.
+      </p>
+      <dl class="docs">
+        {Object.entries(ARTIFACT_DESCRIPTIONS).map(([name, what]) => (
+          <div key={name} id={`file-${name}`} class="doc-item">
+            <dt>
+              <code>{name}</code>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
       <h2 id="status">The status record</h2>
       <Fields docs={STATUS_FIELDS} prefix="status" />
       <h3 id="dataset">Dataset summary</h3>

@@ -1,6 +1,7 @@
 /** The account's predictions (newest first, paged by cursor) with live progress, and the quota left. */
 import { useEffect, useState } from "preact/hooks";
-import { api, explain, type PredictionStatus, type Quota } from "../api.ts";
+import { client, type PredictionStatus, type Quota } from "../client.ts";
+import { explain } from "../explain.ts";
 import { Progress, StatusBadge } from "../components/StatusBadge.tsx";
 import { dateTime, symbol } from "../format.ts";
 import { useLiveStatus } from "../live.ts";
@@ -14,8 +15,10 @@ function Row({ p, live }: { p: PredictionStatus; live: boolean }) {
         <a href={`/app/predictions/${p.prediction_id}`}>{p.label || p.prediction_id.slice(0, 8)}</a>
         {p.target && <div class="muted small">target {symbol(p.target)}</div>}
       </td>
-      <td>{p.job_type === "target_validation" ? "target validation" : "target identification"}</td>
-      <td>{p.model_version ?? "—"}</td>
+      <td class="opt">
+        {p.job_type === "target_validation" ? "target validation" : "target identification"}
+      </td>
+      <td class="opt">{p.model_version ?? "—"}</td>
       <td>
         <StatusBadge status={s.status} />
       </td>
@@ -26,7 +29,7 @@ function Row({ p, live }: { p: PredictionStatus; live: boolean }) {
           <span class="muted small">{p.error_message}</span>
         ) : null}
       </td>
-      <td class="nowrap">{dateTime(p.created_at)}</td>
+      <td class="nowrap opt">{dateTime(p.created_at)}</td>
     </tr>
   );
 }
@@ -41,7 +44,7 @@ export function Predictions() {
   const load = async (after?: string) => {
     setLoading(true);
     try {
-      const page = await api.listPredictions(after);
+      const page = await client().listPredictions({ limit: 20, cursor: after });
       setPages((old) => (after ? [...old, page.predictions] : [page.predictions]));
       setCursor(page.next_cursor ?? null);
     } catch (err) {
@@ -52,7 +55,9 @@ export function Predictions() {
   };
   useEffect(() => {
     void load();
-    api.quota().then(setQuota, () => setQuota(null));
+    client()
+      .getQuota()
+      .then(setQuota, () => setQuota(null));
   }, []);
   const rows = pages.flat();
   // Live streams for the few newest running predictions (each stream is one open request).
@@ -97,11 +102,17 @@ export function Predictions() {
             <thead>
               <tr>
                 <th scope="col">Label</th>
-                <th scope="col">Job type</th>
-                <th scope="col">Model</th>
+                <th scope="col" class="opt">
+                  Job type
+                </th>
+                <th scope="col" class="opt">
+                  Model
+                </th>
                 <th scope="col">Status</th>
                 <th scope="col">Progress</th>
-                <th scope="col">Created</th>
+                <th scope="col" class="opt">
+                  Created
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -1,6 +1,7 @@
 /** Sign in with an API key; a wrong key gets the service's message. */
 import { useState } from "preact/hooks";
-import { api, explain } from "../api.ts";
+import { checkKey } from "../client.ts";
+import { explain } from "../explain.ts";
 import { session } from "../session.ts";
 
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
@@ -12,7 +13,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.checkKey(key.trim());
+      await checkKey(key.trim());
       session.signIn(key.trim());
       setKey("");
       onSignedIn();
