@@ -422,21 +422,18 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     await expectAccessible("how to read");
   });
 
-  it("serves /docs under the same strict policy, and no page refused the app's own scripts", async () => {
+  it("serves /docs under a strict script policy, and no page refused anything", async () => {
     const res = await page.goto(`${server.base}/docs`);
     const csp = res!.headers()["content-security-policy"]!;
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain("unsafe");
+    expect(csp).toContain("script-src 'self';");
+    // Swagger UI writes its own styles at run time: styles only, never scripts, may be inline.
+    expect(csp.replace("style-src 'self' 'unsafe-inline'", "")).not.toContain("unsafe");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(res!.headers()["x-content-type-options"]).toBe("nosniff");
     await page.locator("#swagger-ui .info").waitFor();
     await shot("10-docs");
-    // /docs is Swagger UI's page, served by api/src/plugins/openapi.ts (its inline styles are
-    // Swagger UI's own; reported here, not asserted); the app's pages refuse nothing.
-    const docs = refused.filter((r) => r.includes("/docs"));
-    if (docs.length > 0) console.log(`/docs: ${docs.length} CSP violations:\n${docs.join("\n")}`);
-    expect(refused.filter((r) => r.includes("/app/"))).toEqual([]);
-    expect(consoleErrors.filter((r) => r.includes("/app/"))).toEqual([]);
+    expect(refused).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     expect(dialogs).toBe(0);
   });
 });

@@ -72,6 +72,10 @@ describe("the web app's pages and their headers", () => {
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
     expect(page.headers["x-frame-options"]).toBe("DENY");
     expect(page.headers["access-control-allow-origin"]).toBeUndefined();
+    const docs = (await app.inject({ url: "/docs" })).headers["content-security-policy"] as string;
+    expect(docs).toContain("script-src 'self';");
+    expect(docs).toContain("style-src 'self' 'unsafe-inline'");
+    expect(docs).not.toMatch(/script-src[^;]*unsafe|unsafe-eval/);
     const redirect = await app.inject({ url: "/" });
     expect(redirect.headers["content-security-policy"]).toBe(
       "default-src 'none'; frame-ancestors 'none'; sandbox",
