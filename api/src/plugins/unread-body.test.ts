@@ -51,4 +51,30 @@ describe("an unauthenticated large upload", () => {
     expect(res.statusCode).toBe(401);
     expect(res.headers.connection).not.toBe("close");
   });
+
+  it("an account's own limit (429) reads the body, so a client still sending gets the answer", async () => {
+    const { key } = await t.account("external", 0);
+    const body = Buffer.alloc(1024 * 1024, 0x61);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1");
+      let data = "";
+      socket.on("data", (d: Buffer) => {
+        data += d.toString("latin1");
+        if (data.includes("\r\n\r\n")) {
+          resolve(data.split("\r\n\r\n")[0]!);
+          socket.destroy();
+        }
+      });
+      socket.on("error", reject);
+      socket.write(
+        "POST /v1/predictions HTTP/1.1\r\nHost: x\r\n" +
+          `X-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body);
+      setTimeout(() => reject(new Error("no answer")), 20_000).unref();
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 429 /);
+    expect(head.toLowerCase()).not.toContain("connection: close");
+  });
 });
