@@ -12,22 +12,23 @@
  * rendered from, so a changed row (or tier) is re-rendered instead of served stale.
  */
 import { createHash } from "node:crypto";
-import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
-import { z } from "zod";
 import { ARTIFACTS, attemptPrefix } from "@causeway/contract";
 import { ObjectNotFound, type ObjectStore } from "@causeway/runner/storage";
 import { StorageUnavailable } from "./artifacts.ts";
 import type { Account, Tier } from "../../db/accounts.ts";
 import type { Queryable } from "../../db/database.ts";
 import { predictionWithTier, type PredictionRow, type ResultFileMap } from "../../db/jobs.ts";
-import { artifactLinks, presentPrediction, primaryPrefix } from "./present.ts";
+import { artifactLinks, primaryPrefix } from "./present.ts";
 import { WorkerCalls } from "./worker-calls.ts";
 import { WorkGate, underGate, type HeavyReadLimits } from "../../limits/work-gate.ts";
 import { RENDER_IDLE_MS, RenderCache } from "./render-cache.ts";
 import type { RenderRequest, RenderResponse, StatusSizes } from "./status-body-worker.ts";
 import type { GzipRequest, GzipResponse } from "./status-gzip-worker.ts";
+import { BODY_MARK, headOf, parseStored, storedKey, type Loaded } from "./stored-status-body.ts";
+
+export { isDefaultStatusQuery } from "./stored-status-body.ts";
 
 /** A status body ready to send. */
 export interface ServedStatus {
@@ -42,28 +43,6 @@ export interface ServedStatus {
    */
   gzippedIfReady?: () => Buffer | undefined;
 }
-
-interface Loaded {
-  tier: Tier;
-  head: string;
-  etag: string;
-  /** The body with empty download links. */
-  body: Buffer;
-  served?: ServedStatus & { expiresAtMs: number };
-  /** `served` being made. */
-  serving?: Promise<ServedStatus | null> | undefined;
-  /** performance.now() of its last use (the cache lets idle bodies go). */
-  usedAt?: number;
-}
-
-const Meta = z.object({
-  format: z.literal(1),
-  tier: z.enum(["external", "internal"]),
-  head: z.string(),
-  etag: z.string(),
-});
-
-const BODY_MARK = Buffer.from(',"body":');
 
 /**
  * A body not read for this long leaves memory (at the next sweep, every half of it): clients poll
@@ -465,55 +444,4 @@ export class StatusDocuments {
 /** The worker with the fewest calls waiting. */
 function leastBusy<W extends { pending: number }>(workers: W[]): W {
   return workers.reduce((a, b) => (b.pending < a.pending ? b : a));
-}
-
-/** Where the stored body lives: beside the job's artifacts (removed with them). */
-function storedKey(p: PredictionRow, tier: Tier): string | null {
-  const keys = Object.values(p.result_files ?? {}).sort();
-  const first = keys[0];
-  return first ? `${dirname(first)}/status-body.${tier}.json` : null;
-}
-
-function parseStored(raw: Buffer): Loaded | null {
-  const at = raw.indexOf(BODY_MARK);
-  if (at < 0 || raw[raw.length - 1] !== 0x7d) return null;
-  const meta = Meta.safeParse(JSON.parse(raw.subarray(0, at).toString("utf8") + "}"));
-  if (!meta.success) return null;
-  const { tier, head, etag } = meta.data;
-  return { tier, head, etag, body: raw.subarray(at + BODY_MARK.length, raw.length - 1) };
-}
-
-/** Fingerprint of the row fields a status body shows besides its results. */
-async function headOf(store: ObjectStore, p: PredictionRow, tier: Tier): Promise<string> {
-  const account: Account = { id: p.account_id, name: "", tier, apiKeyId: "" };
-  // Without results the presenter reads no artifacts and signs no links.
-  const head = await presentPrediction(p, account, store, 0, {
-    maxRows: 0,
-    maxSourceInfluenceRows: 0,
-    maxColumns: 0,
-    withResults: false,
-  });
-  const files = Object.entries(p.result_files ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("sha256")
-    .update(JSON.stringify([head, files, p.result_sets, p.target]))
-    .digest("base64url")
-    .slice(0, 32);
-}
-
-/** Whether a status query asks for exactly the stored body (the contract's defaults). */
-export function isDefaultStatusQuery(
-  q: {
-    max_rows: number;
-    max_source_influence_rows: number;
-    max_columns: number;
-    target?: string | undefined;
-  },
-  defaults: { max_rows: number; max_source_influence_rows: number; max_columns: number },
-): boolean {
-  return (
-    q.target === undefined &&
-    q.max_rows === defaults.max_rows &&
-    q.max_source_influence_rows === defaults.max_source_influence_rows &&
-    q.max_columns === defaults.max_columns
-  );
 }
