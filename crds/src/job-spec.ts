@@ -15,6 +15,18 @@ const objectKey = z.string().min(1).max(1024);
  */
 export const MAX_PATH_LENGTH = 12;
 
+/** What a submitter may say they did to the cells (model v4 conditions on it; others ignore it). */
+export const PERTURBATION_TYPES = [
+  "ligand",
+  "drug",
+  "knockout",
+  "knockdown",
+  "overexpression",
+  "unknown",
+] as const;
+export const PerturbationType = z.enum(PERTURBATION_TYPES);
+export type PerturbationType = z.infer<typeof PerturbationType>;
+
 /** Parameter bounds of service-spec §4.1 and §4.9; defaults are the model's (model.md §19). */
 export const TargetIdParams = z.object({
   deg_significance_fold: z.number().positive().default(1.0),
@@ -24,9 +36,7 @@ export const TargetIdParams = z.object({
    * What the submitter did to the cells (model v4 conditions its class prior on it; other
    * versions ignore it). Absent: unknown.
    */
-  perturbation_type: z
-    .enum(["ligand", "drug", "knockout", "knockdown", "overexpression", "unknown"])
-    .optional(),
+  perturbation_type: PerturbationType.optional(),
 });
 
 export const CausalParams = z.object({

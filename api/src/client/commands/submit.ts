@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Option, type Command } from "commander";
+import { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
 import { CausewayError } from "../errors.ts";
 import type { PredictionSubmission } from "../sdk.ts";
 import { clientOf, integer, note, number, out, printJson, proteinTarget } from "../cli-support.ts";
@@ -89,7 +90,7 @@ export function registerSubmit(program: Command): void {
         new Option(
           "--perturbation-type <type>",
           "what was done to the cells (model v4 weighs candidate kinds by it; default unknown)",
-        ).choices(["ligand", "drug", "knockout", "knockdown", "overexpression", "unknown"]),
+        ).choices(PERTURBATION_TYPES),
       )
       .option(
         "--subsample",
@@ -197,7 +198,7 @@ interface SubmitOptions extends ColumnOptions, CausalPathOptions {
   padj: number;
   lfc: number;
   species?: "human" | "mouse";
-  perturbationType?: "ligand" | "drug" | "knockout" | "knockdown" | "overexpression" | "unknown";
+  perturbationType?: PerturbationType;
   subsample?: boolean;
   maxObs: number;
   seed: number;

@@ -14,16 +14,8 @@ import type { ScoreTargetsResult } from "../score-targets-v1.ts";
 import type { ScoreTargetsV2Input } from "../score-targets-v2.ts";
 import { ulmActivity } from "../ulm.ts";
 
-/** What the submitter says they did to the cells; conditions v4's class prior. */
-export const PERTURBATION_TYPES = [
-  "ligand",
-  "drug",
-  "knockout",
-  "knockdown",
-  "overexpression",
-  "unknown",
-] as const;
-export type PerturbationType = (typeof PERTURBATION_TYPES)[number];
+/** What the submitter says they did to the cells (the contract's list); conditions v4's class prior. */
+export { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
 
 /**
  * What the job's DEG evidence is: a DE table (fold changes of every measured gene), a signed

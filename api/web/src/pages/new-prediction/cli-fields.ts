@@ -28,14 +28,7 @@ export const HELP = {
   perturbationType: "what the perturbation was (when the model takes it)",
 } as const;
 
-export const PERTURBATION_TYPES = [
-  "ligand",
-  "drug",
-  "knockout",
-  "knockdown",
-  "overexpression",
-  "unknown",
-] as const;
+export { PERTURBATION_TYPES } from "@causeway/contract";
 
 /**
  * Observations per condition the service accepts in a merged file (after the cell type is
