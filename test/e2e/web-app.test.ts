@@ -387,7 +387,8 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
       .toContain("completed");
     const first = page.locator('tbody:not(.pinned-body) [data-testid="target-row"]').first();
     await first.waitFor();
-    const symbol = (await first.locator("td").first().textContent())!.replace(/\+\d+ prox.*$/, "").trim();
+    // The row's entity id (its first cell also carries the 90 % set mark and the proxies' button).
+    const symbol = (await first.getAttribute("data-id"))!.replace(/\|PROTEIN$/, "");
     await first.locator('[data-testid="explain-target"]').click();
     const graph = page.locator('#graph [data-testid="causal-graph"]');
     await graph.locator("canvas").first().waitFor({ timeout: 180_000 });
