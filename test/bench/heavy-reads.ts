@@ -1,5 +1,5 @@
 /**
- * Heavy-read figures of the hardening suite (issue 31), measured as HTTP clients see them, with
+ * Heavy-read figures of the hardening suite, measured as HTTP clients see them, with
  * the API in this process and the /health prober in its own:
  *
  * - ten causal graphs at top_n_degs=10000, dpi=600 (ten different dpi values near 600, so no two

@@ -1,5 +1,5 @@
 /**
- * Real files through the web form (issue 29's "Done when"), in Debian's Chromium against the
+ * Real files through the web form, in Debian's Chromium against the
  * embedded server: the Kang merged file with its obs columns renamed, the five-cell-type PBMC
  * file with one cell type chosen on the page from the file's own levels, the mouse split pair
  * with species mouse, and an edgeR table as the DE table. Each one is also submitted with
