@@ -47,6 +47,7 @@ export {
   listSizeOf,
   type ListKind,
   V4_FEATURES,
+  V4_CLASS_FEATURES,
   N_V4_FEATURES,
   v4Features,
   layerRanks,

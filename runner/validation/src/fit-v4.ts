@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import {
   LIST_KINDS,
   PERTURBATION_TYPES,
+  V4_CLASS_FEATURES,
   V4_FEATURES,
   deriveFeatures,
   listSizeOf,
@@ -59,18 +60,7 @@ const EVIDENCE: V4Feature[] = [
   "ulm_table",
   "has_table",
 ];
-const CLASS: V4Feature[] = [
-  "log_out_degree",
-  "tf_layers",
-  "kinase_layers",
-  "is_tf",
-  "steps_1",
-  "steps_2",
-  "steps_3",
-  "apex",
-  "below_apex",
-  "log_signaling_in",
-];
+const CLASS: V4Feature[] = [...V4_CLASS_FEATURES];
 
 export const SPECS: Record<string, Spec> = {
   "v3-like (shared, no class)": {

@@ -74,6 +74,20 @@ export const V4_FEATURES = [
   "log_signaling_in",
 ] as const;
 export type V4Feature = (typeof V4_FEATURES)[number];
+
+/** The class features: where a candidate sits and how popular it is (what v4's prior is made of). */
+export const V4_CLASS_FEATURES: readonly V4Feature[] = [
+  "log_out_degree",
+  "tf_layers",
+  "kinase_layers",
+  "is_tf",
+  "steps_1",
+  "steps_2",
+  "steps_3",
+  "apex",
+  "below_apex",
+  "log_signaling_in",
+];
 export const N_V4_FEATURES = V4_FEATURES.length;
 
 /** Position features of each source of a model (bundle row order), computed once per model. */

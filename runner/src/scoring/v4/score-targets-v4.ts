@@ -24,6 +24,7 @@ import { rankTiers } from "../score-targets-v2.ts";
 import { SCORING_V3, scoreTargetsV3, type ScoreTargetsV3Input } from "../score-targets-v3.ts";
 import {
   N_V4_FEATURES,
+  V4_CLASS_FEATURES,
   V4_FEATURES,
   listKindOf,
   listSizeOf,
@@ -42,18 +43,7 @@ export interface ScoreTargetsV4Input extends ScoreTargetsV3Input {
 }
 
 /** The class features: what the prior (`prior`, `prior_logit`) is made of. */
-const CLASS_FEATURES: ReadonlySet<V4Feature> = new Set<V4Feature>([
-  "log_out_degree",
-  "tf_layers",
-  "kinase_layers",
-  "is_tf",
-  "steps_1",
-  "steps_2",
-  "steps_3",
-  "apex",
-  "below_apex",
-  "log_signaling_in",
-]);
+const CLASS_FEATURES: ReadonlySet<V4Feature> = new Set(V4_CLASS_FEATURES);
 
 /** Where a candidate sits, in words (the `candidate_class` column). */
 function classOf(cls: ReturnType<typeof sourceClasses>, s: number): string {
