@@ -89,10 +89,42 @@ export async function timeToInteractive(page: Page, url: string): Promise<number
   // This times the page, not the request budget the app's tabs share (api/web/src/shared-budget.ts):
   // its log of the last minute is emptied, as after a quiet minute. (Evaluated in the page.)
   await page
-    .evaluate(() =>
-      (globalThis as unknown as { localStorage: { removeItem(k: string): void } }).localStorage.removeItem(
-        "causeway.request_times",
-      ),
+    .evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          type Req = { result: unknown; onsuccess: (() => void) | null; onerror: (() => void) | null };
+          type Db = {
+            objectStoreNames: { contains(n: string): boolean };
+            transaction(
+              s: string,
+              m: string,
+            ): {
+              objectStore(s: string): { put(v: unknown, k: string): unknown };
+              oncomplete: (() => void) | null;
+              onerror: (() => void) | null;
+            };
+            close(): void;
+          };
+          const idb = (
+            globalThis as unknown as { indexedDB: { open(n: string): Req; deleteDatabase(n: string): Req } }
+          ).indexedDB;
+          const open = idb.open("causeway");
+          open.onerror = () => resolve();
+          open.onsuccess = () => {
+            const db = open.result as Db;
+            if (!db.objectStoreNames.contains("request_budget")) {
+              // Opened here first: leave no empty database for the app to find.
+              db.close();
+              const del = idb.deleteDatabase("causeway");
+              del.onsuccess = del.onerror = () => resolve();
+              return;
+            }
+            const tx = db.transaction("request_budget", "readwrite");
+            tx.objectStore("request_budget").put([], "times");
+            tx.oncomplete = () => resolve(db.close());
+            tx.onerror = () => resolve(db.close());
+          };
+        }),
     )
     .catch(() => undefined); // about:blank has no storage: nothing to empty
   await page.goto(url, { waitUntil: "commit" });
