@@ -12,5 +12,7 @@ export const sharedData = (...parts: string[]): string => resolve(SHARED_DATA, .
 
 export const DEFAULT_NETWORK = sharedData("interactome", "default_interactome.tsv.gz");
 export const HGNC_DIR = sharedData("hgnc");
+/** HuRI's binary interactions by approved symbol (ppi/PROVENANCE.md): model v4's PPI layer. */
+export const HURI_PAIRS = sharedData("ppi", "huri_symbols.tsv.gz");
 export const KANG_DIR = sharedData("datasets", "kang2018_ifnb_pbmc");
 export const KNOWN_ANSWERS_DIR = sharedData("known_answers");

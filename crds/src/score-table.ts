@@ -86,6 +86,7 @@ export const V4_EXTRA_COLUMNS = [
   "candidate_source",
   "raw_influence_z",
   "ulm_table_t",
+  "pvalue_ppi",
   ...V3_EXTRA_COLUMNS,
 ] as const;
 
@@ -220,16 +221,19 @@ export const SCORE_COLUMN_DOCS: Record<ScoreColumn, FieldDoc> = {
     "v4: what the job's DEG evidence was: a DE table (table), signed DEGs (up and down), one-sided DEGs (all one way) or an unsigned list.",
   ),
   candidate_class: doc(
-    "v4: where the candidate sits in the network: transcription_factor, signaling_apex (a cascade head, e.g. a ligand), below_apex (reached from one, e.g. a receptor) or signaling_N_steps (N signalling steps above the nearest TF).",
+    "v4: where the candidate sits in the network: transcription_factor, signaling_apex (a cascade head, e.g. a ligand), below_apex (reached from one, e.g. a receptor), signaling_N_steps (N signalling steps above the nearest TF), or outside_network (named only by an evidence layer: no path, no graph, no causal analysis).",
   ),
   candidate_source: doc(
-    "v4: why the protein is a candidate: network (it has a path to an RNA node of the interactome) for every row of this version.",
+    "v4: why the protein is a candidate: network (it has a path to an RNA node of the interactome), or, for a protein the network cannot reach, the kinds of the model version's evidence layers that name it joined by + (ppi: a protein–protein interaction network such as HuRI; kinase, tf_binding, tf_coexpression: a gene-set library). Such a row's evidence is its layers' alone.",
   ),
   raw_influence_z: doc(
     "v4: the candidate's total network influence on the DEGs (ln of the summed influence), standardised over the candidates; not a test, a magnitude.",
   ),
   ulm_table_t: doc(
     "v4: ln(1 + |t|) of the candidate's activity fitted to the DE table's fold changes over every measured gene (univariate linear model on its signed targets); empty without a DE table.",
+  ),
+  pvalue_ppi: doc(
+    "v4: evidence from the protein–protein interaction layers: the Fisher p of the DEGs among the candidate's interaction partners (over the job's universe); empty when the model version has no such layer or it does not hold the candidate.",
   ),
   pvalue_tf_binding: doc(
     "v3: evidence from the TF-binding gene-set layers (ChEA3-style): each layer's Fisher p of the DEGs against the candidate's best set (Bonferroni over its sets), combined over layers by a truncated Cauchy combination; empty when no layer holds a set of the candidate.",

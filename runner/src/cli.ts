@@ -17,7 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
 import { z } from "zod";
 import { normalizeDegs } from "./inputs/index.ts";
-import { loadLayersFromDir } from "./libraries/index.ts";
+import { loadLayersFromDir, pairsLayerName, parsePairs } from "./libraries/index.ts";
 import type { SymbolTable } from "./symbols/index.ts";
 import { buildModelFromFiles, type Model } from "./model/index.ts";
 import {
@@ -46,6 +46,7 @@ interface CommonOptions {
   nRandomizations: number;
   threads?: number;
   libraries?: string;
+  ppi?: string[];
   perturbationType?: PerturbationType;
 }
 
@@ -82,7 +83,11 @@ function withCommon(cmd: Command): Command {
     )
     .option(
       "--libraries <dir>",
-      "gene-set libraries, model v3's evidence layers (default: $CAUSEWAY_LIBRARIES, else libraries/ beside the network's folder when present)",
+      "gene-set libraries, model v3's and v4's evidence layers (default: $CAUSEWAY_LIBRARIES, else libraries/ beside the network's folder when present)",
+    )
+    .option(
+      "--ppi <file...>",
+      "protein–protein interaction pair files (two tab-separated genes per line, e.g. HuRI): model v4 ranks their proteins too",
     );
 }
 
@@ -121,8 +126,17 @@ async function loadModelFor(opts: CommonOptions): Promise<Model> {
   });
   if (progress) process.stderr.write("\n");
   // Only a scoring that reads evidence layers gets them; the others run exactly as before.
-  const libraries = scoringOf(opts.modelVersion).readsLayers ? librariesDir(opts) : null;
-  return libraries ? model.withLayers(await loadLayersFromDir(libraries, model.symbols)) : model;
+  const kinds = scoringOf(opts.modelVersion).layerKinds;
+  if (kinds.length === 0) return model;
+  const libraries = librariesDir(opts);
+  const ppiFiles = kinds.includes("ppi") ? (opts.ppi ?? []) : [];
+  const layers = [
+    ...(libraries ? await loadLayersFromDir(libraries, model.symbols) : []),
+    ...(await Promise.all(
+      ppiFiles.map(async (f) => parsePairs(await readFile(f), pairsLayerName(f), model.symbols)),
+    )),
+  ].filter((l) => kinds.includes(l.kind));
+  return layers.length > 0 ? model.withLayers(layers) : model;
 }
 
 async function run(

@@ -12,9 +12,14 @@ import type { SymbolTable } from "../symbols/index.ts";
 /**
  * What a layer's sets say, which decides the group its evidence is combined in:
  * `tf_binding` (ChIP-seq: genes bound by the TF), `tf_coexpression` (genes co-expressed with
- * the TF), `kinase` (substrates or interactors of a kinase).
+ * the TF), `kinase` (substrates or interactors of a kinase), `ppi` (binary physical interaction
+ * partners, read from a pair file: pairs.ts). Model v3 reads the first three; v4 reads all four,
+ * and every regulator of a layer is one of its candidates.
  */
-export const LAYER_KINDS = ["tf_binding", "tf_coexpression", "kinase"] as const;
+export const LAYER_KINDS = ["tf_binding", "tf_coexpression", "kinase", "ppi"] as const;
+/** The kinds whose files are gene-set libraries (GMT): the regulator's targets. */
+export const GENE_SET_KINDS = ["tf_binding", "tf_coexpression", "kinase"] as const;
+export type GeneSetKind = (typeof GENE_SET_KINDS)[number];
 export const LayerKind = z.enum(LAYER_KINDS);
 export type LayerKind = z.infer<typeof LayerKind>;
 

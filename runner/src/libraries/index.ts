@@ -5,8 +5,12 @@ export {
   GmtFormatError,
   LayerKind,
   LAYER_KINDS,
+  GENE_SET_KINDS,
   type EvidenceLayer,
+  type GeneSetKind,
 } from "./gmt.ts";
+export { pairsLayerName, parsePairs } from "./pairs.ts";
+export { parseLayer } from "./parse-layer.ts";
 export { layerFilesOfDir, layerKindOf, loadLayersFromDir, type LayerFile } from "./layer-dir.ts";
 export {
   decodeResolvedLayers,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { SymbolTable } from "../symbols/index.ts";
 import { toySymbols } from "../../test/fixtures/model/toy.ts";
 import {
   GmtFormatError,
@@ -10,6 +11,7 @@ import {
   layerKindOf,
   loadLayersFromDir,
   parseGmt,
+  parsePairs,
   setsAsSymbols,
 } from "./index.ts";
 
@@ -49,6 +51,11 @@ describe("GMT evidence layers", () => {
     expect(layerKindOf("kea3/STRING.gmt.gz")).toBe("kinase");
     expect(layerKindOf("kinases/PhosDAll.gmt")).toBe("kinase");
     expect(layerKindOf("misc/things.gmt")).toBeNull();
+    expect(layerKindOf("ppi/huri.tsv.gz")).toBe("ppi");
+    expect(layerKindOf("ppi_binary/pairs.txt")).toBe("ppi");
+    // A table outside a ppi folder is no layer; a library in one is read by its own name.
+    expect(layerKindOf("chea3/notes.tsv")).toBeNull();
+    expect(layerKindOf("kea3/ChengPPI.gmt.gz")).toBe("kinase");
   });
 
   const dirs: string[] = [];
@@ -67,7 +74,44 @@ describe("GMT evidence layers", () => {
       ["chea3/remap_chipseq", "tf_binding"],
       ["kea3/PhosDAll", "kinase"],
     ]);
+    await mkdir(join(dir, "ppi"));
+    await writeFile(join(dir, "ppi", "huri.tsv.gz"), gzipSync("symbol_a\tsymbol_b\nA\tB\n"));
+    const withPpi = await loadLayersFromDir(dir, symbols);
+    expect(withPpi.map((l) => [l.name, l.kind])).toContainEqual(["ppi/huri", "ppi"]);
+    expect(setsAsSymbols(withPpi.find((l) => l.kind === "ppi")!).get("A")).toEqual([["B"]]);
     await writeFile(join(dir, "other.gmt"), "B_1\t\tx\n");
     await expect(layerFilesOfDir(dir)).rejects.toThrow(/kind/);
+  });
+});
+
+describe("protein–protein interaction layers", () => {
+  const withEnsembl = SymbolTable.fromBuffers({
+    geneSymbols: Buffer.from("symbol\nA\nB\nC\nD\n"),
+    aliasToSymbol: Buffer.from("alias\tsymbol\nOLDC\tC\n"),
+    ensemblToSymbol: Buffer.from("ensembl_id\tsymbol\nENSG00000000001\tD\n"),
+  });
+
+  it("reads undirected pairs both ways, through aliases and Ensembl ids, without self-pairs, repeats or a header", () => {
+    const text = [
+      "symbol_a\tsymbol_b",
+      "A\tB",
+      "B\tA",
+      "A\tOLDC",
+      "ENSG00000000001.3\tA",
+      "B\tB",
+      "A\tnot-a-gene",
+      "",
+    ].join("\n");
+    const layer = parsePairs(gzipSync(text), "huri", withEnsembl);
+    expect(layer).toMatchObject({ name: "huri", kind: "ppi" });
+    const sets = setsAsSymbols(layer);
+    expect([...sets.keys()].sort()).toEqual(["A", "B", "C", "D"]);
+    expect(sets.get("A")!.map((set) => [...set].sort())).toEqual([["B", "C", "D"]]);
+    expect(sets.get("B")).toEqual([["A"]]);
+    expect(sets.get("D")).toEqual([["A"]]);
+  });
+
+  it("refuses a file without a line of two tab-separated genes", () => {
+    expect(() => parsePairs(Buffer.from("A B\nno tabs here\n"), "bad", withEnsembl)).toThrow(GmtFormatError);
   });
 });

@@ -147,6 +147,30 @@ describe("model versions in an object store", () => {
     await expect(loadModel(new FsObjectStore(join(dir, "store")), "v3-toy")).rejects.toThrow(/checksum/);
   });
 
+  it("stores a PPI pair file with a v4 version as a checksummed layer, and loads it back", async () => {
+    const pairs = join(dir, "huri.tsv");
+    await writeFile(pairs, "symbol_a\tsymbol_b\nA\tz\nC\tA\n");
+    const manifest = await importModel({
+      networkPath,
+      hgncDir,
+      version: "v4-ppi",
+      store,
+      threads: 1,
+      scoring: "v4",
+      layers: [{ path: pairs, kind: "ppi", name: "huri" }],
+    });
+    expect(manifest.layers).toEqual([
+      { name: "huri", kind: "ppi", file: "huri.tsv", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
+    const model = await loadModel(store, "v4-ppi");
+    expect(model.layers.map((l) => l.kind)).toEqual(["ppi"]);
+    expect(
+      setsAsSymbols(model.layers[0]!)
+        .get("A")!
+        .map((set) => [...set].sort()),
+    ).toEqual([["C", "z"]]);
+  });
+
   it("refuses a malformed library before storing anything", async () => {
     const bad = join(dir, "bad_chipseq.gmt");
     await writeFile(bad, "no sets here\n");

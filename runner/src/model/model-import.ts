@@ -8,7 +8,8 @@ import { basename, join } from "node:path";
 import { UNNAMED_MANIFEST_SCORING } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, ORTHOLOGUE_FILE, SymbolTable } from "../symbols/index.ts";
-import { parseGmt, type LayerKind } from "../libraries/gmt.ts";
+import type { LayerKind } from "../libraries/gmt.ts";
+import { parseLayer } from "../libraries/parse-layer.ts";
 import { encodeResolvedLayers, RESOLVED_LAYERS_FILE } from "../libraries/resolved-layers.ts";
 import { computeInfluence, type InfluenceResult, type ProgressCallback } from "./influence.ts";
 import { TOLERANCE, ZERO_BELOW, iterationCount } from "./influence-kernel.ts";
@@ -193,7 +194,7 @@ export async function importModel(options: ImportModelOptions): Promise<ModelMan
   };
   // Parse every layer before storing anything, so a malformed file fails the import cleanly;
   // the parsed sets are stored too, so a load need not parse again.
-  const parsed = inputs.layers.map((l) => parseGmt(l.content, l.name, l.kind, symbols));
+  const parsed = inputs.layers.map((l) => parseLayer(l.content, l.name, l.kind, symbols));
   if (parsed.length > 0) files[RESOLVED_LAYERS_FILE] = encodeResolvedLayers(parsed);
   const manifest = await manifestOf({
     layers: layerManifest(inputs),

@@ -6,7 +6,8 @@
 import { JobFailure } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
 import { HGNC_FILES, SymbolTable } from "../symbols/index.ts";
-import { parseGmt, type EvidenceLayer } from "../libraries/gmt.ts";
+import type { EvidenceLayer } from "../libraries/gmt.ts";
+import { parseLayer } from "../libraries/parse-layer.ts";
 import { decodeResolvedLayers, RESOLVED_LAYERS_FILE } from "../libraries/resolved-layers.ts";
 import type { ModelManifest } from "./manifest.ts";
 import {
@@ -191,5 +192,5 @@ function storedLayers(
       throw new ModelIntegrityError(`model ${manifest.version}: ${RESOLVED_LAYERS_FILE} names other layers`);
     return decoded;
   }
-  return layers.map((l) => parseGmt(file(`layers/${l.file}`), l.name, l.kind, symbols));
+  return layers.map((l) => parseLayer(file(`layers/${l.file}`), l.name, l.kind, symbols));
 }

@@ -54,6 +54,9 @@ export {
   downstreamTfEvidence,
   deriveFeatures,
   sourceClasses,
+  layersBeyondV3,
+  type LayersBeyondV3,
   type PerturbationType,
   type V4Feature,
 } from "./v4/features.ts";
+export { v4Candidates, type V4Candidates } from "./v4/candidates.ts";

@@ -261,7 +261,7 @@ export function scoreTargets(input: ScoreTargetsInput): ScoreTargetsResult {
 export const SCORING_V1: Scoring = {
   version: "v1",
   walk: V1_WALK,
-  readsLayers: false,
+  layerKinds: [],
   readsTableExpression: false,
   readsPerturbationType: false,
   score: scoreTargets,

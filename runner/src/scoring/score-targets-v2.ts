@@ -153,7 +153,7 @@ function universeView(
 }
 
 /**
- * The rank tier of every source: 0 measured (or nothing measured), 1 not measured (with
+ * The rank tier of every candidate: 0 measured (or nothing measured), 1 not measured (with
  * `unmeasured = after_measured`), 2 measured and not expressed. A proxy never outranks the
  * candidate it feeds, so it takes that candidate's tier when lower.
  */
@@ -162,8 +162,9 @@ export function rankTiers(
   settings: V2Settings,
   bySource: readonly TargetScoreRow[],
   proxyOf: Int32Array,
+  /** The candidates' symbols, in the order of `bySource` (model v4 ranks more than the sources). */
+  ids: readonly string[] = input.model.sourceSymbols,
 ): { tiers: Int8Array; measured: (boolean | null)[]; pExpressed: Float64Array } {
-  const ids = input.model.sourceSymbols;
   const measured = ids.map((id) => input.measuredGenes?.has(id) ?? null);
   const depth = input.controlDepth;
   const pExpressed = Float64Array.from(ids, (id, s) =>
@@ -275,7 +276,7 @@ export function scoreTargetsV2(input: ScoreTargetsV2Input): ScoreTargetsResult {
 export const SCORING_V2: Scoring = {
   version: "v2",
   walk: { ...V1_WALK, hubExponent: 0.5 },
-  readsLayers: false,
+  layerKinds: [],
   readsTableExpression: true,
   readsPerturbationType: false,
   score: scoreTargetsV2,

@@ -23,7 +23,7 @@
  */
 import { V3_EXTRA_COLUMNS } from "@causeway/contract";
 import type { Model } from "../model/index.ts";
-import type { EvidenceLayer, LayerKind } from "../libraries/gmt.ts";
+import { GENE_SET_KINDS, type EvidenceLayer, type GeneSetKind, type LayerKind } from "../libraries/gmt.ts";
 import { benjaminiYekutieli } from "../stats/multiple-testing.ts";
 import { cauchy } from "./combine-pvalues.ts";
 import { directEvidence } from "./direct-targets.ts";
@@ -66,7 +66,9 @@ export interface ScoreTargetsV3Input extends ScoreTargetsV2Input {
   weights?: V3Weights;
 }
 
-const GROUPS: readonly LayerKind[] = ["tf_binding", "tf_coexpression", "kinase"];
+/** v3 reads the gene-set libraries; a PPI layer is v4's. */
+const GROUPS: readonly GeneSetKind[] = GENE_SET_KINDS;
+const isGeneSetLayer = (l: EvidenceLayer): boolean => (GROUPS as readonly LayerKind[]).includes(l.kind);
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 const evidence = (p: number): number => (Number.isFinite(p) ? Math.log1p(Math.max(0, -Math.log10(p))) : 0);
 
@@ -99,17 +101,36 @@ function universeOf(
 }
 
 interface IndexedLayer {
-  /** Source index of each regulator the model has as a candidate. */
-  sources: Int32Array;
+  /** Candidate index of each regulator that is a candidate. */
+  candidates: Int32Array;
   /** Its sets, as indices into the layer's genes. */
   sets: (readonly Int32Array[])[];
   /** Model RNA index of each of the layer's genes, −1 where the model has none. */
   rnaOf: Int32Array;
 }
 
-// A layer's regulators and genes resolved to the model's indices once per model (a job scores
-// with one model). The sets themselves are not copied: a gene's RNA index is looked up per use.
-const indexedLayers = new WeakMap<Model, WeakMap<EvidenceLayer, IndexedLayer>>();
+/**
+ * Who a layer's regulators are as candidates: the model's sources (v1–v3), or v4's wider set
+ * (runner/src/scoring/v4/candidates.ts). One object per candidate set: indexed layers are cached
+ * by it.
+ */
+export interface LayerCandidates {
+  readonly n: number;
+  indexOf(symbol: string): number;
+}
+
+const sourceCandidates = new WeakMap<Model, LayerCandidates>();
+
+/** The model's sources as layer candidates (bundle row order). */
+export function sourcesAsCandidates(model: Model): LayerCandidates {
+  let out = sourceCandidates.get(model);
+  if (!out) sourceCandidates.set(model, (out = { n: model.nSources, indexOf: (s) => model.sourceIndex(s) }));
+  return out;
+}
+
+// A layer's regulators and genes resolved to indices once per candidate set (a job scores with
+// one model). The sets themselves are not copied: a gene's RNA index is looked up per use.
+const indexedLayers = new WeakMap<LayerCandidates, WeakMap<EvidenceLayer, IndexedLayer>>();
 const rnaIndices = new WeakMap<Model, WeakMap<readonly string[], Int32Array>>();
 
 function rnaIndicesOf(model: Model, genes: readonly string[]): Int32Array {
@@ -120,68 +141,98 @@ function rnaIndicesOf(model: Model, genes: readonly string[]): Int32Array {
   return out;
 }
 
-function indexedLayer(model: Model, layer: EvidenceLayer): IndexedLayer {
-  let byLayer = indexedLayers.get(model);
-  if (!byLayer) indexedLayers.set(model, (byLayer = new WeakMap()));
+function indexedLayer(model: Model, layer: EvidenceLayer, cands: LayerCandidates): IndexedLayer {
+  let byLayer = indexedLayers.get(cands);
+  if (!byLayer) indexedLayers.set(cands, (byLayer = new WeakMap()));
   let out = byLayer.get(layer);
   if (!out) {
-    const sources: number[] = [];
+    const candidates: number[] = [];
     const sets: (readonly Int32Array[])[] = [];
     for (const [regulator, list] of layer.sets) {
-      const s = model.sourceIndex(regulator);
+      const s = cands.indexOf(regulator);
       if (s < 0) continue;
-      sources.push(s);
+      candidates.push(s);
       sets.push(list);
     }
-    out = { sources: Int32Array.from(sources), sets, rnaOf: rnaIndicesOf(model, layer.genes) };
+    out = { candidates: Int32Array.from(candidates), sets, rnaOf: rnaIndicesOf(model, layer.genes) };
     byLayer.set(layer, out);
   }
   return out;
 }
 
+/** The job's universe and DEGs as layer tests see them. */
+interface LayerTest {
+  inU: Uint8Array;
+  isDeg: Uint8Array;
+  N: number;
+  n: number;
+  lf: Float64Array;
+}
+
 /**
- * Per layer group and source, the layer p-values (NaN where the layer holds no set of the
- * source): a Fisher test (right-tailed hypergeometric) of every set against the DEGs over the
- * job's universe, the best set per source, Bonferroni over its sets.
+ * Per candidate, one layer's p-value (NaN where the layer holds no set of the candidate): a
+ * Fisher test (right-tailed hypergeometric) of every set against the DEGs over the job's
+ * universe, the best set per candidate, Bonferroni over its sets.
  */
-function layerEvidence(
-  model: Model,
-  layers: readonly EvidenceLayer[],
-  inU: Uint8Array,
-  isDeg: Uint8Array,
-  N: number,
-  n: number,
-  lf: Float64Array,
-): { p: Map<LayerKind, Float64Array[]>; count: Map<LayerKind, Int32Array> } {
-  const nS = model.nSources;
-  const p = new Map<LayerKind, Float64Array[]>(GROUPS.map((g) => [g, []]));
-  const count = new Map<LayerKind, Int32Array>(GROUPS.map((g) => [g, new Int32Array(nS)]));
-  for (const layer of layers) {
-    const ps = new Float64Array(nS).fill(NaN);
-    const indexed = indexedLayer(model, layer);
-    const { rnaOf } = indexed;
-    for (let r = 0; r < indexed.sources.length; r++) {
-      const s = indexed.sources[r]!;
-      let best = Infinity;
-      let m = 0;
-      for (const set of indexed.sets[r]!) {
-        let K = 0;
-        let k = 0;
-        for (const g of set) {
-          const j = rnaOf[g]!;
-          if (j < 0 || inU[j] === 0) continue;
-          K++;
-          k += isDeg[j]!;
-        }
-        if (K === 0) continue;
-        m++;
-        best = Math.min(best, logHypergeomUpperTail(k, N, K, n, lf));
+function layerP(model: Model, layer: EvidenceLayer, t: LayerTest, cands: LayerCandidates): Float64Array {
+  const ps = new Float64Array(cands.n).fill(NaN);
+  const indexed = indexedLayer(model, layer, cands);
+  const { rnaOf } = indexed;
+  for (let r = 0; r < indexed.candidates.length; r++) {
+    let best = Infinity;
+    let m = 0;
+    for (const set of indexed.sets[r]!) {
+      let K = 0;
+      let k = 0;
+      for (const g of set) {
+        const j = rnaOf[g]!;
+        if (j < 0 || t.inU[j] === 0) continue;
+        K++;
+        k += t.isDeg[j]!;
       }
-      if (m > 0) ps[s] = Math.min(1, Math.exp(best) * m);
+      if (K === 0) continue;
+      m++;
+      best = Math.min(best, logHypergeomUpperTail(k, t.N, K, t.n, t.lf));
     }
-    p.get(layer.kind)!.push(ps);
-    const c = count.get(layer.kind)!;
-    for (const s of indexed.sources) c[s]!++;
+    if (m > 0) ps[indexed.candidates[r]!] = Math.min(1, Math.exp(best) * m);
+  }
+  return ps;
+}
+
+function layerTest(model: Model, input: Pick<ScoreTargetsV2Input, "universe" | "degs">): LayerTest {
+  const { genes, isDeg, n } = universeOf(model, input);
+  const inU = new Uint8Array(model.nRna);
+  for (const j of genes) inU[j] = 1;
+  return { inU, isDeg, N: genes.length, n, lf: logFactorials(genes.length) };
+}
+
+/**
+ * Per layer group and candidate, the truncated Cauchy combination of the group's layer p-values
+ * (NaN where no layer of the group holds a set of it), and how many layers of the group hold one.
+ */
+export function layerGroupEvidence<K extends LayerKind>(
+  model: Model,
+  input: Pick<ScoreTargetsV2Input, "universe" | "degs">,
+  layers: readonly EvidenceLayer[],
+  groups: readonly K[],
+  cands: LayerCandidates,
+): { p: Map<K, Float64Array>; count: Map<K, Int32Array> } {
+  const t = layerTest(model, input);
+  const p = new Map<K, Float64Array>();
+  const count = new Map<K, Int32Array>();
+  for (const g of groups) {
+    const ps = layers.filter((l) => l.kind === g).map((l) => layerP(model, l, t, cands));
+    p.set(
+      g,
+      Float64Array.from({ length: cands.n }, (_, s) => {
+        const avail = ps.map((x) => x[s]!).filter(Number.isFinite);
+        return avail.length === 0 ? NaN : cauchy(avail, true);
+      }),
+    );
+    const c = new Int32Array(cands.n);
+    for (const l of layers)
+      if (l.kind === g) for (const s of indexedLayer(model, l, cands).candidates) c[s]!++;
+    count.set(g, c);
   }
   return { p, count };
 }
@@ -197,15 +248,8 @@ export function layerPValues(
   universe: readonly string[],
   degs: readonly string[],
 ): Float64Array[] {
-  const { genes, isDeg, n } = universeOf(model, { universe, degs });
-  const inU = new Uint8Array(model.nRna);
-  for (const j of genes) inU[j] = 1;
-  return layers.map(
-    (layer) =>
-      layerEvidence(model, [layer], inU, isDeg, genes.length, n, logFactorials(genes.length)).p.get(
-        layer.kind,
-      )![0]!,
-  );
+  const t = layerTest(model, { universe, degs });
+  return layers.map((layer) => layerP(model, layer, t, sourcesAsCandidates(model)));
 }
 
 /** Scores every candidate with model v3. */
@@ -216,24 +260,9 @@ export function scoreTargetsV3(input: ScoreTargetsV3Input): ScoreTargetsResult {
   const v1 = input.v1 ?? scoreTargets(input);
   const nS = model.nSources;
   const { genes, isDeg, n } = universeOf(model, input);
-  const N = genes.length;
-  const inU = new Uint8Array(model.nRna);
-  for (const j of genes) inU[j] = 1;
-  const lf = logFactorials(N);
+  const lf = logFactorials(genes.length);
 
-  const { p: layerP, count } = layerEvidence(model, layers, inU, isDeg, N, n, lf);
-  const groupP = new Map<LayerKind, Float64Array>(
-    GROUPS.map((g) => {
-      const ps = layerP.get(g)!;
-      return [
-        g,
-        Float64Array.from({ length: nS }, (_, s) => {
-          const avail = ps.map((x) => x[s]!).filter(Number.isFinite);
-          return avail.length === 0 ? NaN : cauchy(avail, true);
-        }),
-      ];
-    }),
-  );
+  const { p: groupP, count } = layerGroupEvidence(model, input, layers, GROUPS, sourcesAsCandidates(model));
 
   // The signed DEG indicator: +1 / −1 on DEGs by the sign of their fold change, 0 on every other
   // gene of the universe. Bounded, so the slope's t keeps its reference distribution.
@@ -376,12 +405,12 @@ export function activationState(
 export const SCORING_V3: Scoring = {
   version: "v3",
   walk: SCORING_V2.walk,
-  readsLayers: true,
+  layerKinds: GENE_SET_KINDS,
   readsTableExpression: true,
   readsPerturbationType: false,
   score: scoreTargetsV3,
   settings: (model) => ({
     weights: V3_WEIGHTS,
-    layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
+    layers: model.layers.filter((l) => isGeneSetLayer(l)).map((l) => ({ name: l.name, kind: l.kind })),
   }),
 };

@@ -4,6 +4,7 @@
  * instead of comparing version names.
  */
 import type { ScoringVersion } from "@causeway/contract";
+import type { LayerKind } from "../libraries/gmt.ts";
 import type { Model, WalkParams } from "../model/index.ts";
 import type { ScoreTargetsResult } from "./score-targets-v1.ts";
 import type { ScoreTargetsV2Input } from "./score-targets-v2.ts";
@@ -16,8 +17,11 @@ export interface Scoring {
   version: ScoringVersion;
   /** The walk its influence bundle is built with: a model version of this scoring is imported with it. */
   walk: WalkParams;
-  /** Whether it reads the model version's evidence layers (gene-set libraries). */
-  readsLayers: boolean;
+  /**
+   * The kinds of evidence layers it reads (gene-set libraries, PPI networks): a model version of
+   * this scoring stores those and no others; none for a scoring that reads the network alone.
+   */
+  layerKinds: readonly LayerKind[];
   /**
    * Whether a DEG list's DE table may supply the control arm's expression. v1 never reads it, so
    * its outputs for DEG lists stay what §16.5 fixed.

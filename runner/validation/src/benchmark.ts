@@ -66,7 +66,7 @@ export function scoreCase(
     } finally {
       seconds?.set(m.name, (seconds.get(m.name) ?? 0) + (performance.now() - t0) / 1000);
     }
-    const n = r.candidates.length;
+    const n = r.qScale ?? r.candidates.length;
     const at = (s: string): number | null => {
       const i = r.indexOf(s);
       return i < 0 ? null : r.ranks[i]!;
@@ -84,7 +84,7 @@ export function scoreCase(
       q: rank === null ? null : quantileOf(rank, n),
       q_star: qStar(c.accepted, at, n),
       rank,
-      n_candidates: n,
+      n_candidates: r.candidates.length,
       q_targets: qTargets,
       ...(r.predictionSet
         ? {

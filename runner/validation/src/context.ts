@@ -5,10 +5,18 @@
  */
 import { DEFAULT_NETWORK, HGNC_DIR } from "../../../test/shared-data.ts";
 import { buildModelFromFiles, V1_WALK, type Model, type WalkParams } from "@causeway/runner/model";
+import { readFile } from "node:fs/promises";
+import {
+  loadLayersFromDir,
+  pairsLayerName,
+  parsePairs,
+  type EvidenceLayer,
+} from "@causeway/runner/libraries";
 import type { ValidationContext } from "./methods/method.ts";
 
 export interface ContextOptions {
   librariesDir?: string | null;
+  ppiFiles?: readonly string[];
   onProgress?: (walk: string, done: number, total: number) => void;
 }
 
@@ -29,5 +37,25 @@ export async function defaultNetworkContext(options: ContextOptions = {}): Promi
     }
     return m;
   };
-  return { bundle, primary: await bundle(V1_WALK), librariesDir: options.librariesDir ?? null };
+  return {
+    bundle,
+    primary: await bundle(V1_WALK),
+    librariesDir: options.librariesDir ?? null,
+    ppiFiles: options.ppiFiles ?? [],
+  };
+}
+
+/**
+ * The evidence layers of a run, as a model version imported with them carries them: every
+ * library of `--libraries` and every `--ppi` pair file (named by its file, as an import names it).
+ */
+export async function evidenceLayersOf(
+  ctx: Pick<ValidationContext, "librariesDir" | "ppiFiles">,
+  model: Model,
+): Promise<EvidenceLayer[]> {
+  const libraries = ctx.librariesDir ? await loadLayersFromDir(ctx.librariesDir, model.symbols) : [];
+  const ppi = await Promise.all(
+    ctx.ppiFiles.map(async (f) => parsePairs(await readFile(f), pairsLayerName(f), model.symbols)),
+  );
+  return [...libraries, ...ppi];
 }

@@ -9,11 +9,17 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { sharedData } from "../../../test/shared-data.ts";
-import { loadLayersFromDir } from "@causeway/runner/libraries";
-import { N_V4_FEATURES, SCORINGS, V4_FEATURES, scoreTargetsV3, v4Features } from "@causeway/runner/scoring";
+import { HURI_PAIRS, sharedData } from "../../../test/shared-data.ts";
+import {
+  N_V4_FEATURES,
+  SCORINGS,
+  V4_FEATURES,
+  scoreTargetsV3,
+  v4Candidates,
+  v4Features,
+} from "@causeway/runner/scoring";
 import { prepareCase, readCaseDir } from "./case-dir.ts";
-import { defaultNetworkContext } from "./context.ts";
+import { defaultNetworkContext, evidenceLayersOf } from "./context.ts";
 import { perturbationTypeOf } from "./perturbation-type.ts";
 
 /** One case's record in the cache's index (features and v3 scores sit in the binary file). */
@@ -25,7 +31,7 @@ export interface FeatureCase {
   perturbationType: string;
   expected: string;
   accepted: string[];
-  /** Source index of the expected target, −1 when it is not a candidate. */
+  /** Candidate index of the expected target, −1 when it is not a candidate. */
   target: number;
   nDegs: number;
   /** Set by fit-v4.ts from the case's files (listKindOf reads the same from a job's input). */
@@ -34,7 +40,10 @@ export interface FeatureCase {
 
 export interface FeatureIndex {
   features: readonly string[];
+  /** v4's candidates: the network's sources first, then the proteins only the layers name. */
   candidates: readonly string[];
+  /** How many of the candidates are network sources. */
+  nNetwork: number;
   cases: FeatureCase[];
 }
 
@@ -47,14 +56,20 @@ async function main(): Promise<void> {
   const dirs = values.cases ?? [sharedData("known_answers_v2"), sharedData("known_answers_v3")];
   const out = resolve(values.out ?? DEFAULT_FEATURE_CACHE);
   const librariesDir = sharedData("libraries");
-  const ctx = await defaultNetworkContext({ librariesDir });
-  const bundle = await ctx.bundle(SCORINGS.v3.walk);
-  const model = bundle.withLayers(await loadLayersFromDir(librariesDir, bundle.symbols));
-  const nS = model.nSources;
+  const ctx = await defaultNetworkContext({ librariesDir, ppiFiles: [HURI_PAIRS] });
+  const bundle = await ctx.bundle(SCORINGS.v4.walk);
+  const model = bundle.withLayers(await evidenceLayersOf(ctx, bundle));
+  const cands = v4Candidates(model);
+  const nC = cands.n;
   const files = (await Promise.all(dirs.map((d) => readCaseDir(d)))).flat();
-  const index: FeatureIndex = { features: V4_FEATURES, candidates: model.sourceSymbols, cases: [] };
-  // Case-major: nS × F features, then nS v3 scores.
-  const stride = nS * (N_V4_FEATURES + 1);
+  const index: FeatureIndex = {
+    features: V4_FEATURES,
+    candidates: cands.symbols,
+    nNetwork: cands.nNetwork,
+    cases: [],
+  };
+  // Case-major: nC × F features, then nC v3 scores (NaN beyond the network: v3 does not rank them).
+  const stride = nC * (N_V4_FEATURES + 1);
   const data = new Float32Array(files.length * stride);
   const t0 = performance.now();
   let k = 0;
@@ -67,8 +82,9 @@ async function main(): Promise<void> {
       const x = v4Features(input, v3);
       const base = k * stride;
       data.set(x, base);
+      data.fill(NaN, base + nC * N_V4_FEATURES, base + stride);
       for (const r of v3.rows)
-        data[base + nS * N_V4_FEATURES + model.sourceIndex(r.id.slice(0, r.id.lastIndexOf("|")))] = r.score;
+        data[base + nC * N_V4_FEATURES + model.sourceIndex(r.id.slice(0, r.id.lastIndexOf("|")))] = r.score;
     } catch (err) {
       process.stderr.write(`\n${f.id}: skipped (${err instanceof Error ? err.message : String(err)})\n`);
       continue;
@@ -81,7 +97,7 @@ async function main(): Promise<void> {
       perturbationType: perturbationTypeOf(f.direction),
       expected: c.expected,
       accepted: [...c.accepted],
-      target: model.sourceIndex(c.expected),
+      target: cands.indexOf(c.expected),
       nDegs: c.degs.length,
     });
     k++;

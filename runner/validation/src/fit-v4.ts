@@ -125,6 +125,71 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
+  "v4e: v4d + the candidates beyond the network (PPI evidence, off-network class per group)": {
+    shared: [
+      ...EVIDENCE,
+      "layer_rank",
+      "layer_top",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+      ...CLASS,
+    ],
+    byType: [
+      ...CLASS,
+      "raw_influence",
+      "ulm_table",
+      "propagated",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+    ],
+    byKind: [],
+    byGroup: [
+      "raw_influence",
+      "propagated",
+      "log_out_degree",
+      "is_tf",
+      "steps_1",
+      "below_apex",
+      "layer_rank",
+      "off_network",
+    ],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+  "v4f: v4e without the off-network deviation per (type, kind)": {
+    shared: [
+      ...EVIDENCE,
+      "layer_rank",
+      "layer_top",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+      ...CLASS,
+    ],
+    byType: [
+      ...CLASS,
+      "raw_influence",
+      "ulm_table",
+      "propagated",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+    ],
+    byKind: [],
+    byGroup: [
+      "raw_influence",
+      "propagated",
+      "log_out_degree",
+      "is_tf",
+      "steps_1",
+      "below_apex",
+      "layer_rank",
+    ],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
   "v4c: v4a + evidence and class per (type, kind)": {
     shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
     byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
@@ -170,7 +235,10 @@ export const SPECS: Record<string, Spec> = {
 interface Data {
   index: FeatureIndex;
   x: Float32Array;
+  /** Candidates per case (v4's: the network's sources, then the layers' other proteins). */
   nS: number;
+  /** How many of them are network sources: q is on their scale. */
+  nNetwork: number;
   stride: number;
   typeOf: Int32Array;
   kindOf: Int32Array;
@@ -226,7 +294,7 @@ function load(dir: string, model: Model): Data {
     ),
   );
   const kindOf = Int32Array.from(index.cases, (c) => LIST_KINDS.indexOf(c.listKind as ListKind));
-  return { index, x, nS, stride: nS * (F + 1), typeOf, kindOf, accepted };
+  return { index, x, nS, nNetwork: index.nNetwork ?? nS, stride: nS * (F + 1), typeOf, kindOf, accepted };
 }
 
 /**
@@ -300,19 +368,31 @@ function fit(d: Data, cases: readonly number[], spec: Spec, start?: Float64Array
       ll += Math.log(ZA / Z);
       const base = k * d.stride;
       // grad = E_{p|A}[x] − E_p[x]; Hessian = Cov_{p|A}(x) − Cov_p(x).
+      // Most features of most candidates are 0 (class indicators, layers that do not hold them,
+      // every walk feature of a protein beyond the network): the products run over the others.
       const moments = (idx: Iterable<number>, norm: number) => {
         const mu = new Float64Array(E);
         const s2 = new Float64Array(E * E);
+        const nz = new Int32Array(E);
         const xs = new Float64Array(E);
         for (const s of idx) {
           const p = z[s]! / norm;
           if (p < 1e-9) continue;
           const o = base + s * F;
-          for (let a = 0; a < E; a++) xs[a] = d.x[o + feat[a]!]!;
+          let m = 0;
           for (let a = 0; a < E; a++) {
-            const pa = p * xs[a]!;
+            const v = d.x[o + feat[a]!]!;
+            if (v !== 0) {
+              nz[m] = a;
+              xs[m++] = v;
+            }
+          }
+          for (let i = 0; i < m; i++) {
+            const a = nz[i]!;
+            const pa = p * xs[i]!;
             mu[a] = mu[a]! + pa;
-            for (let b = 0; b <= a; b++) s2[a * E + b] = s2[a * E + b]! + pa * xs[b]!;
+            // nz is increasing, so b ≤ a for j ≤ i: the lower triangle, as before.
+            for (let j = 0; j <= i; j++) s2[a * E + nz[j]!] = s2[a * E + nz[j]!]! + pa * xs[j]!;
           }
         }
         return { mu, s2 };
@@ -360,6 +440,7 @@ function fit(d: Data, cases: readonly number[], spec: Spec, start?: Float64Array
     const gain = next.ll - cur.ll;
     w = wNext;
     cur = next;
+    process.stderr.write(`\r  Newton step ${it + 1}: log-likelihood ${cur.ll.toFixed(2)}   `);
     if (gain < 1e-4) break;
   }
   return w;
@@ -420,21 +501,24 @@ function outcome(
   z: Float64Array,
   targets: readonly string[],
   candIndex: Map<string, number>,
+  /** Candidates the method ranks (v3: the network's sources; the others are not ranked). */
+  ranked = d.nS,
 ): Outcome {
   const c = d.index.cases[k]!;
   const r = midRanks(z);
-  const n = d.nS - 1;
+  // On the network's scale, as validate's qScale: the candidates beyond it cost when ranked above.
+  const q = (rank: number): number => Math.min(1, rank / (d.nNetwork - 1));
   const qTargets: Record<string, number> = {};
   for (const t of targets) {
     const s = candIndex.get(t);
-    if (s !== undefined) qTargets[t] = r[s]! / n;
+    if (s !== undefined && s < ranked) qTargets[t] = q(r[s]!);
   }
   let qStar: number | null = null;
   for (const a of c.accepted) {
     const s = candIndex.get(a);
-    if (s !== undefined) qStar = Math.min(qStar ?? 1, r[s]! / n);
+    if (s !== undefined && s < ranked) qStar = Math.min(qStar ?? 1, q(r[s]!));
   }
-  return { k, q: c.target >= 0 ? r[c.target]! / n : null, qStar, qTargets, z };
+  return { k, q: c.target >= 0 && c.target < ranked ? q(r[c.target]!) : null, qStar, qTargets, z };
 }
 
 /** Probabilities softmax(z / temp). */
@@ -630,9 +714,9 @@ async function main(): Promise<void> {
     },
   });
   const ctx = await defaultNetworkContext();
-  const model = await ctx.bundle(SCORINGS.v3.walk);
+  const model = await ctx.bundle(SCORINGS.v4.walk);
   const d = load(resolve(values.features ?? DEFAULT_FEATURE_CACHE), model);
-  if (d.index.candidates.some((c, i) => model.sourceSymbols[i] !== c))
+  if (model.sourceSymbols.some((c, i) => d.index.candidates[i] !== c))
     throw new Error("the feature cache was made with another network");
   const K = Number(values.folds ?? 5);
   const cases = d.index.cases;
@@ -645,8 +729,8 @@ async function main(): Promise<void> {
 
   const summarize = (outs: readonly Outcome[]): string => {
     const rows = [
-      `| source | ranked | median q (q* ligands) | top 5 % | per-target AUROC |`,
-      `|---|---|---|---|---|`,
+      "| source | cases | ranked at all | on the network (the goal's cases) | median q (q* ligands) | top 5 % | per-target AUROC |",
+      "|---|---|---|---|---|---|---|",
     ];
     const groups: [string, (c: FeatureCase) => boolean][] = [
       [
@@ -661,11 +745,17 @@ async function main(): Promise<void> {
     ];
     for (const [name, pred] of groups) {
       const mine = outs.filter((o) => pred(cases[o.k]!));
-      const qs = mine.flatMap((o) => {
+      const rankedAtAll = mine.filter((o) => o.q !== null).length;
+      // The goal's figures: the cases whose protein is one of the network's candidates.
+      const onNetwork = mine.filter((o) => {
+        const t = cases[o.k]!.target;
+        return t >= 0 && t < d.nNetwork;
+      });
+      const qs = onNetwork.flatMap((o) => {
         const v = cases[o.k]!.source === "lincs_ligand" ? o.qStar : o.q;
         return v === null ? [] : [v];
       });
-      const records: CaseRecord[] = mine.map((o) => ({
+      const records: CaseRecord[] = onNetwork.map((o) => ({
         id: cases[o.k]!.id,
         source: cases[o.k]!.source,
         method: "m",
@@ -675,10 +765,10 @@ async function main(): Promise<void> {
         q_targets: o.qTargets,
         q_star: o.qStar,
       }));
-      const truth = new Map(mine.map((o) => [cases[o.k]!.id, cases[o.k]!]));
+      const truth = new Map(onNetwork.map((o) => [cases[o.k]!.id, cases[o.k]!]));
       const { auroc } = perTargetAuroc(records, truth);
       rows.push(
-        `| ${name} | ${qs.length} | ${median(qs).toFixed(3)} | ${((100 * qs.filter((q) => q <= 0.05).length) / qs.length).toFixed(1)} % | ${auroc.toFixed(3)} |`,
+        `| ${name} | ${mine.length} | ${((100 * rankedAtAll) / mine.length).toFixed(1)} % | ${qs.length} | ${median(qs).toFixed(3)} | ${((100 * qs.filter((q) => q <= 0.05).length) / qs.length).toFixed(1)} % | ${auroc.toFixed(3)} |`,
       );
     }
     return rows.join("\n");
@@ -692,11 +782,13 @@ async function main(): Promise<void> {
         outcome(
           d,
           k,
-          d.x
-            .subarray(k * d.stride + d.nS * F, (k + 1) * d.stride)
-            .reduce((a, v, i) => ((a[i] = v), a), new Float64Array(d.nS)),
+          // v3 ranks the network's sources only (the others are NaN in the cache).
+          Float64Array.from(d.x.subarray(k * d.stride + d.nS * F, (k + 1) * d.stride), (v) =>
+            Number.isNaN(v) ? -Infinity : v,
+          ),
           targets,
           candIndex,
+          d.nNetwork,
         ),
       ),
     ),

@@ -1,5 +1,5 @@
 /**
- * `npm run validate [-- --cases DIR]... [--out OUT] [--libraries DIR]`: the benchmark of
+ * `npm run validate [-- --cases DIR]... [--out OUT] [--libraries DIR] [--ppi FILE]...`: the benchmark of
  * model.md §16 on the default network. Every case of each DIR (the layout of
  * shared/data/known_answers: cases.tsv, case folders with degs.json, optional degs_signed.json
  * and de_table.tsv[.gz]) is ranked by every model version of the scoring registry and every
@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { KANG_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../../test/shared-data.ts";
+import { HURI_PAIRS, KANG_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../../test/shared-data.ts";
 import { defaultCacheDir, type Model } from "@causeway/runner/model";
 import { DEFAULT_SCORING_VERSION } from "@causeway/runner/scoring";
 import { scoreCase, type CaseRecord } from "./benchmark.ts";
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
       cases: { type: "string", multiple: true },
       out: { type: "string" },
       libraries: { type: "string" },
+      ppi: { type: "string", multiple: true },
     },
   });
   const outDir = resolve(values.out ?? join(".cache", "validate"));
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
       : existsSync(sharedData("libraries"))
         ? sharedData("libraries")
         : null,
+    // HuRI likewise: model v4 reads PPI layers (its candidates beyond the network).
+    ppiFiles: values.ppi ? values.ppi.map((f) => resolve(f)) : existsSync(HURI_PAIRS) ? [HURI_PAIRS] : [],
     onProgress: (walk, done, total) =>
       process.stderr.write(`\rinfluence bundle ${walk}: ${done}/${total} blocks`),
   });

@@ -2,8 +2,10 @@
  * `npm run validate` and the runner's command line agree: the q validate records for a case and
  * model version is the rank_percentage of the expected target in the target_scores.tsv that
  * `runner target-id --degs` (with `--de-table` when the case has one) writes for the same DEG
- * list, on the real default network. One bare DEG list (a ChEA3 knockout whose own gene is in its
- * list, so the leakage rule matters) and one DEG list with a DE table.
+ * list, on the real default network, with the same libraries and PPI file. (For model v4, which
+ * also ranks the proteins beyond the network, q is the same rank on the network's scale.) One
+ * bare DEG list (a ChEA3 knockout whose own gene is in its list, so the leakage rule matters)
+ * and one DEG list with a DE table.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DEFAULT_NETWORK,
   HGNC_DIR,
+  HURI_PAIRS,
   KNOWN_ANSWERS_DIR,
   REPO_ROOT,
   sharedData,
@@ -36,7 +39,7 @@ const files = new Map<string, CaseFiles>();
 
 beforeAll(async () => {
   // The command line finds the libraries beside the network's folder (model v3's evidence layers).
-  ctx = await defaultNetworkContext({ librariesDir: sharedData("libraries") });
+  ctx = await defaultNetworkContext({ librariesDir: sharedData("libraries"), ppiFiles: [HURI_PAIRS] });
   methods = await loadMethods(ctx);
   work = await mkdtemp(join(tmpdir(), "causeway-validate-cli-"));
   for (const dir of [sharedData("known_answers_v2"), KNOWN_ANSWERS_DIR])
@@ -88,6 +91,9 @@ async function cliRankPercentage(
     // What validate passes v4 (the other versions ignore it): the case's type, as its submitter would give it.
     "--perturbation-type",
     perturbationTypeOf(f.direction),
+    // Only the versions that read PPI layers (v4) take it.
+    "--ppi",
+    HURI_PAIRS,
   ];
   if (f.deTable !== null) {
     const table = join(work, `${c.id}.de_table.tsv`);
@@ -120,8 +126,15 @@ describe("validate's q equals the command line's rank_percentage for the same DE
         const rec = records.find((r) => r.method === version)!;
         expect(cli[i]!.n).toBe(rec.n_candidates);
         expect(cli[i]!.rank).toBe(rec.rank);
-        // target_scores.tsv prints 9 significant digits.
-        expect(cli[i]!.q).toBeCloseTo(rec.q!, 8);
+        const nNetwork = ctx.primary.nSources;
+        if (cli[i]!.n > nNetwork) {
+          expect(version).toBe("v4");
+          expect(rec.q).toBeCloseTo(Math.min(1, cli[i]!.rank / (nNetwork - 1)), 12);
+        } else {
+          expect(cli[i]!.n).toBe(nNetwork);
+          // target_scores.tsv prints 9 significant digits.
+          expect(cli[i]!.q).toBeCloseTo(rec.q!, 8);
+        }
         expect(rec.q_targets[c.expected]).toBeCloseTo(rec.q!, 6);
       }
     },

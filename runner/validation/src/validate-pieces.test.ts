@@ -86,7 +86,12 @@ describe("a case directory", async () => {
   });
 
   it("scores a case with every model version of the scoring registry and every baseline", async () => {
-    const ctx: ValidationContext = { bundle: async () => model, primary: model, librariesDir: null };
+    const ctx: ValidationContext = {
+      bundle: async () => model,
+      primary: model,
+      librariesDir: null,
+      ppiFiles: [],
+    };
     const methods = await loadMethods(ctx);
     expect(methods.map((m) => m.name)).toEqual([
       ...ScoringVersion.options,
@@ -119,7 +124,12 @@ describe("a case the product would refuse", async () => {
   const files = await readCaseDir(await caseDir());
 
   it("gets model-version records without a rank (too_few_mapped_degs) while the baselines still rank it", async () => {
-    const ctx: ValidationContext = { bundle: async () => model, primary: model, librariesDir: null };
+    const ctx: ValidationContext = {
+      bundle: async () => model,
+      primary: model,
+      librariesDir: null,
+      ppiFiles: [],
+    };
     const errors: string[] = [];
     const records = scoreCase(
       prepareCase(model, files[0]!),

@@ -9,10 +9,13 @@
  * receptors are). The network alone says where a candidate sits, so any model version's network
  * gets the same annotation without a gene list.
  */
+import { GENE_SET_KINDS } from "../../libraries/gmt.ts";
 import type { Model } from "../../model/index.ts";
 import type { ScoreTargetsResult } from "../score-targets-v1.ts";
+import { layerGroupEvidence } from "../score-targets-v3.ts";
 import type { ScoreTargetsV2Input } from "../score-targets-v2.ts";
 import { ulmActivity } from "../ulm.ts";
+import { v4Candidates } from "./candidates.ts";
 
 /** What the submitter says they did to the cells (the contract's list); conditions v4's class prior. */
 export { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
@@ -61,6 +64,7 @@ export const V4_FEATURES = [
   "layer_top",
   "downstream_tf",
   "propagated_signaling",
+  "ppi",
   // where the candidate sits, and how popular it is
   "log_out_degree",
   "tf_layers",
@@ -72,6 +76,8 @@ export const V4_FEATURES = [
   "apex",
   "below_apex",
   "log_signaling_in",
+  "off_network",
+  "log_ppi_degree",
 ] as const;
 export type V4Feature = (typeof V4_FEATURES)[number];
 
@@ -87,6 +93,8 @@ export const V4_CLASS_FEATURES: readonly V4Feature[] = [
   "apex",
   "below_apex",
   "log_signaling_in",
+  "off_network",
+  "log_ppi_degree",
 ];
 export const N_V4_FEATURES = V4_FEATURES.length;
 
@@ -186,10 +194,29 @@ export function layerMembership(model: Model): { tf: Int32Array; kinase: Int32Ar
   for (const layer of model.layers)
     for (const reg of layer.sets.keys()) {
       const s = model.sourceIndex(reg);
-      if (s >= 0) (layer.kind === "kinase" ? kinase : tf)[s]!++;
+      if (s >= 0 && layer.kind !== "ppi") (layer.kind === "kinase" ? kinase : tf)[s]!++;
     }
   const out = { tf, kinase };
   layerCounts.set(model, out);
+  return out;
+}
+
+const ppiDegrees = new WeakMap<Model, Int32Array>();
+
+/** Per v4 candidate, its most interaction partners in any PPI layer of the model (0 without one). */
+export function ppiDegree(model: Model): Int32Array {
+  const cached = ppiDegrees.get(model);
+  if (cached) return cached;
+  const cands = v4Candidates(model);
+  const out = new Int32Array(cands.n);
+  for (const layer of model.layers) {
+    if (layer.kind !== "ppi") continue;
+    for (const [protein, sets] of layer.sets) {
+      const c = cands.indexOf(protein);
+      if (c >= 0) for (const set of sets) out[c] = Math.max(out[c]!, set.length);
+    }
+  }
+  ppiDegrees.set(model, out);
   return out;
 }
 
@@ -211,16 +238,22 @@ export function tableFoldChanges(
 }
 
 /**
- * The feature matrix (candidate-major, nS × N_V4_FEATURES, bundle row order) of one job, from
- * its input and its v3 result (which carries the propagated, layer, ULM and direct-target evidence).
+ * The feature matrix (candidate-major, one row per v4 candidate: candidates.ts, the network's
+ * sources first in bundle row order) of one job, from its input and its v3 result (which
+ * carries the propagated, layer, ULM and direct-target evidence of the sources). A candidate
+ * beyond the network has its layers' evidence only: every feature of the walk is 0.
  */
-export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): Float64Array {
+export function v4Features(
+  input: ScoreTargetsV2Input,
+  v3: ScoreTargetsResult,
+  layers: LayersBeyondV3 = layersBeyondV3(input),
+): Float64Array {
   const { model } = input;
   const nS = model.nSources;
   const F = N_V4_FEATURES;
-  const x = new Float64Array(nS * F);
+  const x = new Float64Array(v4Candidates(model).n * F);
   const cls = sourceClasses(model);
-  const layers = layerMembership(model);
+  const membership = layerMembership(model);
 
   // Raw influence Σ_d I(s,d) on a log scale, standardized over the candidates: the softmax
   // compares candidates within a job, and the scale keeps one weight meaningful across DEG counts.
@@ -268,8 +301,8 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
     x[o + col("ulm_table")] = Number.isFinite(t) ? Math.log1p(Math.abs(t)) : 0;
     x[o + col("has_table")] = ulmTable && Number.isFinite(t) ? 1 : 0;
     x[o + col("log_out_degree")] = Math.log1p(model.outDegree(ids[s]!));
-    x[o + col("tf_layers")] = layers.tf[s]!;
-    x[o + col("kinase_layers")] = layers.kinase[s]!;
+    x[o + col("tf_layers")] = membership.tf[s]!;
+    x[o + col("kinase_layers")] = membership.kinase[s]!;
     x[o + col("is_tf")] = cls.isTf[s]!;
     x[o + col("steps_1")] = cls.steps[s] === 1 ? 1 : 0;
     x[o + col("steps_2")] = cls.steps[s] === 2 ? 1 : 0;
@@ -278,8 +311,59 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
     x[o + col("below_apex")] = cls.belowApex[s]!;
     x[o + col("log_signaling_in")] = Math.log1p(cls.signalingIn[s]!);
   }
+  writeLayerFeatures(model, layers, x);
   deriveFeatures(model, x);
   return x;
+}
+
+/** The layer p-values v3 does not compute, per v4 candidate (NaN where no layer holds it). */
+export interface LayersBeyondV3 {
+  /** The interaction partners' overlap with the DEGs (PPI layers), every candidate. */
+  ppi: Float64Array;
+  /** The gene-set libraries' evidence of the candidates beyond the network (NaN for sources: v3 has theirs). */
+  tf_binding: Float64Array;
+  tf_coexpression: Float64Array;
+  kinase: Float64Array;
+  /** How many TF and kinase libraries name each candidate beyond the network. */
+  tfLayers: Int32Array;
+  kinaseLayers: Int32Array;
+}
+
+/** The same Fisher tests v3 runs for the sources: PPI layers for all, libraries for the rest. */
+export function layersBeyondV3(input: ScoreTargetsV2Input): LayersBeyondV3 {
+  const { model } = input;
+  const cands = v4Candidates(model);
+  const ppi = layerGroupEvidence(model, input, model.layers, ["ppi"], cands).p.get("ppi")!;
+  const off = layerGroupEvidence(model, input, model.layers, GENE_SET_KINDS, cands.offNetwork);
+  const count = (k: (typeof GENE_SET_KINDS)[number]): Int32Array => off.count.get(k)!;
+  return {
+    ppi,
+    tf_binding: off.p.get("tf_binding")!,
+    tf_coexpression: off.p.get("tf_coexpression")!,
+    kinase: off.p.get("kinase")!,
+    tfLayers: count("tf_binding").map((v, c) => v + count("tf_coexpression")[c]!),
+    kinaseLayers: count("kinase"),
+  };
+}
+
+function writeLayerFeatures(model: Model, layers: LayersBeyondV3, x: Float64Array): void {
+  const cands = v4Candidates(model);
+  const F = N_V4_FEATURES;
+  const col = (name: V4Feature): number => V4_FEATURES.indexOf(name);
+  const degree = ppiDegree(model);
+  for (let c = 0; c < cands.n; c++) {
+    x[c * F + col("ppi")] = evidence(layers.ppi[c]);
+    x[c * F + col("log_ppi_degree")] = Math.log1p(degree[c]!);
+  }
+  for (let c = cands.nNetwork; c < cands.n; c++) {
+    const o = c * F;
+    x[o + col("off_network")] = 1;
+    x[o + col("tf_binding")] = evidence(layers.tf_binding[c]);
+    x[o + col("tf_coexpression")] = evidence(layers.tf_coexpression[c]);
+    x[o + col("kinase")] = evidence(layers.kinase[c]);
+    x[o + col("tf_layers")] = layers.tfLayers[c]!;
+    x[o + col("kinase_layers")] = layers.kinaseLayers[c]!;
+  }
 }
 
 /**
@@ -289,14 +373,14 @@ export function v4Features(input: ScoreTargetsV2Input, v3: ScoreTargetsResult): 
  * through its signalling edges is its main evidence, so it may weigh differently).
  */
 export function deriveFeatures(model: Model, x: Float64Array): void {
-  const nS = model.nSources;
-  layerRanks(x, nS);
-  downstreamTfEvidence(model, x);
   const F = N_V4_FEATURES;
+  const nC = x.length / F;
+  layerRanks(x, nC);
+  downstreamTfEvidence(model, x);
   const [cProp, cTf, cOut] = (["propagated", "is_tf", "propagated_signaling"] as const).map((f) =>
     V4_FEATURES.indexOf(f),
   );
-  for (let s = 0; s < nS; s++) x[s * F + cOut!] = x[s * F + cTf!] === 1 ? 0 : x[s * F + cProp!]!;
+  for (let s = 0; s < nC; s++) x[s * F + cOut!] = x[s * F + cTf!] === 1 ? 0 : x[s * F + cProp!]!;
 }
 
 /** Signalling steps a candidate's evidence is gathered over in `downstream_tf`. */
@@ -356,15 +440,15 @@ export function downstreamTfEvidence(model: Model, x: Float64Array): void {
  * their mean over the groups that hold the candidate (`layer_rank`) and their best (`layer_top`).
  * Ranks do not saturate when a long DEG list makes every Fisher p tiny.
  */
-export function layerRanks(x: Float64Array, nS: number): void {
+export function layerRanks(x: Float64Array, nC: number): void {
   const F = N_V4_FEATURES;
   const groups = (["tf_binding", "tf_coexpression", "kinase"] as const).map((g) => V4_FEATURES.indexOf(g));
-  const sum = new Float64Array(nS);
-  const held = new Int32Array(nS);
-  const top = new Float64Array(nS);
+  const sum = new Float64Array(nC);
+  const held = new Int32Array(nC);
+  const top = new Float64Array(nC);
   for (const c of groups) {
     const withEv: number[] = [];
-    for (let s = 0; s < nS; s++) if (x[s * F + c]! > 0) withEv.push(s);
+    for (let s = 0; s < nC; s++) if (x[s * F + c]! > 0) withEv.push(s);
     withEv.sort((a, b) => x[b * F + c]! - x[a * F + c]! || a - b);
     const m = withEv.length;
     withEv.forEach((s, r) => {
@@ -376,7 +460,7 @@ export function layerRanks(x: Float64Array, nS: number): void {
   }
   const cRank = V4_FEATURES.indexOf("layer_rank");
   const cTop = V4_FEATURES.indexOf("layer_top");
-  for (let s = 0; s < nS; s++) {
+  for (let s = 0; s < nC; s++) {
     x[s * F + cRank] = held[s]! > 0 ? sum[s]! / held[s]! : 0;
     x[s * F + cTop] = top[s]!;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toySymbols } from "../../../test/fixtures/model/toy.ts";
 import { V4_EXTRA_COLUMNS } from "@causeway/contract";
+import { parseGmt, parsePairs } from "../../libraries/index.ts";
 import { buildModel } from "../../model/model-import.ts";
 import { scoreTargetsV3 } from "../score-targets-v3.ts";
 import {
@@ -31,7 +32,16 @@ const NETWORK = [
   "A|PROTEIN\tz|RNA\t-1\ttranscriptional\tToy\t",
   ...["g1", "g2", "g3", "g4", "g5", "g6", "w"].map((g) => `H|PROTEIN\t${g}|RNA\t1\ttranscriptional\tToy\t`),
 ].join("\n");
-const SYMBOLS = toySymbols(["H", "K", "L", "R", ...GENES.filter((g) => !["x", "y", "z"].includes(g))]);
+// P and Q are genes the network does not hold: a PPI layer and a kinase library name them.
+const SYMBOLS = toySymbols([
+  "H",
+  "K",
+  "L",
+  "R",
+  "P",
+  "Q",
+  ...GENES.filter((g) => !["x", "y", "z"].includes(g)),
+]);
 
 const noTypes = (): V4Model["byType"] => ({
   ligand: {},
@@ -169,6 +179,46 @@ describe("model v4 scoring", async () => {
     expect(x[at(1, "layer_top")]).toBe(1);
     expect(x[at(2, "layer_rank")]).toBe(0);
     expect(x[at(2, "layer_top")]).toBe(0);
+  });
+
+  it("ranks the proteins only its layers name, on their layers' evidence, and says why each is there", () => {
+    const ppi = parsePairs(Buffer.from("P\tx\nP\ty\nP\tz\nA\tP\n"), "huri", SYMBOLS);
+    const kinases = parseGmt(Buffer.from("Q_substrates\t\tx\ty\tz\n"), "kea", "kinase", SYMBOLS);
+    const layered = model.withLayers([ppi, kinases]);
+    const m = toyModel({ shared: { ppi: 1, kinase: 1, propagated: 1, off_network: -0.5 } });
+    const res = scoreTargetsV4({ ...input, model: layered, v4: m });
+    // P, Q, and x, y and z: an interaction names both partners as proteins.
+    expect(
+      res.rows
+        .map((r) => r.id)
+        .slice()
+        .sort(),
+    ).toEqual([...model.sourceSymbols, "P", "Q", "x", "y", "z"].map((s) => `${s}|PROTEIN`).sort());
+    expect(row(res, "P")).toMatchObject({
+      candidate_source: "ppi",
+      candidate_class: "outside_network",
+      n_degs_significant: 0,
+      pvalue_propagated: null,
+      raw_influence_z: null,
+    });
+    expect(row(res, "P").pvalue_ppi).toBeLessThan(0.05);
+    expect(row(res, "Q")).toMatchObject({ candidate_source: "kinase", candidate_class: "outside_network" });
+    expect(row(res, "Q").pvalue_kinase).toBeLessThan(0.05);
+    expect(row(res, "A")).toMatchObject({
+      candidate_source: "network",
+      candidate_class: "transcription_factor",
+    });
+    // Evidence moves them like any candidate: P's partners are DEGs, and its score is its layers'.
+    expect(row(res, "P").score).toBeGreaterThan(0);
+    const scores = res.rows.map((r) => r.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // The influence matrix has a row per table row, in table order; theirs reach nothing (NaN).
+    expect(res.sourceInfluence.rowIds).toEqual(res.rows.map((r) => r.id));
+    const cols = res.sourceInfluence.columnIds.length;
+    const at = res.rows.findIndex((r) => r.id === "P|PROTEIN");
+    expect([...res.sourceInfluence.data.subarray(at * cols, (at + 1) * cols)].every(Number.isNaN)).toBe(true);
+    // Model v3 reads neither the PPI layer nor a protein beyond the network.
+    expect(scoreTargetsV3({ ...input, model: layered }).rows).toEqual(scoreTargetsV3(input).rows);
   });
 
   it("writes every extra column it declares", () => {

@@ -17,24 +17,29 @@
  * time). `pvalue` stays v3's data-only p-value: neither the prior nor the fitted weights enter it.
  */
 import { V4_EXTRA_COLUMNS } from "@causeway/contract";
+import { LAYER_KINDS } from "../../libraries/gmt.ts";
 import { benjaminiYekutieli } from "../../stats/multiple-testing.ts";
 import type { ScoreTargetsResult, TargetScoreRow } from "../score-targets-v1.ts";
 import type { Scoring } from "../scoring.ts";
 import { rankTiers } from "../score-targets-v2.ts";
 import { SCORING_V3, scoreTargetsV3, type ScoreTargetsV3Input } from "../score-targets-v3.ts";
+import { cauchy } from "../combine-pvalues.ts";
+import { v4Candidates } from "./candidates.ts";
 import {
   N_V4_FEATURES,
   V4_CLASS_FEATURES,
   V4_FEATURES,
   listKindOf,
+  layersBeyondV3,
   listSizeOf,
   sourceClasses,
   v4Features,
+  type LayersBeyondV3,
   type ListKind,
   type PerturbationType,
   type V4Feature,
 } from "./features.ts";
-import { V4_MODEL, type V4Model } from "./weights.ts";
+import { V4_MODEL, type SetRule, type V4Model } from "./weights.ts";
 
 export interface ScoreTargetsV4Input extends ScoreTargetsV3Input {
   /** What the submitter did to the cells; absent → `unknown`. */
@@ -71,54 +76,49 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   const m = input.v4 ?? V4_MODEL;
   const type: PerturbationType = input.perturbationType ?? "unknown";
   const v3 = scoreTargetsV3(input);
-  const x = v4Features(input, v3);
-  const nS = model.nSources;
+  const layers = layersBeyondV3(input);
+  const x = v4Features(input, v3, layers);
+  const cands = v4Candidates(model);
+  const nC = cands.n;
   const F = N_V4_FEATURES;
   const kind = listKindOf(input);
   const w = weightsFor(m, type, kind);
-  const score = new Float64Array(nS);
-  const priorLogit = new Float64Array(nS);
-  for (let s = 0; s < nS; s++) {
+  const score = new Float64Array(nC);
+  const priorLogit = new Float64Array(nC);
+  for (let c = 0; c < nC; c++) {
     let v = 0;
     let pr = 0;
     for (let f = 0; f < F; f++) {
-      const c = w[f]! * x[s * F + f]!;
-      v += c;
-      if (CLASS_FEATURES.has(V4_FEATURES[f]!)) pr += c;
+      const term = w[f]! * x[c * F + f]!;
+      v += term;
+      if (CLASS_FEATURES.has(V4_FEATURES[f]!)) pr += term;
     }
-    score[s] = v;
-    priorLogit[s] = pr;
+    score[c] = v;
+    priorLogit[c] = pr;
   }
   const probability = softmax(score, m.temperature);
   const prior = softmax(priorLogit, 1);
-  // The prediction set: the fewest most probable candidates whose mass reaches the threshold.
-  const byProb = Array.from({ length: nS }, (_, i) => i).sort(
-    (a, b) => probability[b]! - probability[a]! || a - b,
+  const { inSet, setSize } = predictionSet(
+    probability,
+    m.predictionSet[`${type}/${kind}/${listSizeOf(input.degs.length)}`],
   );
-  const inSet = new Uint8Array(nS);
-  const rule = m.predictionSet[`${type}/${kind}/${listSizeOf(input.degs.length)}`];
-  let mass = 0;
-  let setSize = 0;
-  for (const s of byProb) {
-    if (rule.rule === "top" && setSize >= rule.value) break;
-    inSet[s] = 1;
-    setSize++;
-    mass += probability[s]!;
-    if (rule.rule === "aps" && mass >= rule.value) break;
-  }
 
+  // v3's rows for the sources; rows of the same shape for the candidates beyond the network.
   const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
-  const bySource: TargetScoreRow[] = new Array<TargetScoreRow>(nS);
-  for (const r of v3.rows) bySource[model.sourceIndex(symbolOf(r.id))] = r;
+  const base: TargetScoreRow[] = new Array<TargetScoreRow>(nC);
+  for (const r of v3.rows) base[model.sourceIndex(symbolOf(r.id))] = r;
+  const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
+  for (let c = cands.nNetwork; c < nC; c++) base[c] = offNetworkRow(input, cands.symbols[c]!, c, layers);
   const { tiers } = rankTiers(
     input,
     { evidence: "propagated", combine: "cauchy", unmeasured: "in_place" },
-    bySource,
-    new Int32Array(nS).fill(-1),
+    base,
+    new Int32Array(nC).fill(-1),
+    cands.symbols,
   );
-  const ids = model.sourceSymbols;
-  const pData = Float64Array.from({ length: nS }, (_, s) => bySource[s]!.pvalue);
-  const order = Array.from({ length: nS }, (_, i) => i).sort(
+  const ids = cands.symbols;
+  const pData = Float64Array.from(base, (r) => r.pvalue);
+  const order = Array.from({ length: nC }, (_, i) => i).sort(
     (a, b) =>
       tiers[a]! - tiers[b]! ||
       score[b]! - score[a]! ||
@@ -129,36 +129,39 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   const cls = sourceClasses(model);
   const cRaw = V4_FEATURES.indexOf("raw_influence");
   const cUlmT = V4_FEATURES.indexOf("ulm_table");
-  const rows: TargetScoreRow[] = order.map((s, rank) => {
-    const r = bySource[s]!;
+  const rows: TargetScoreRow[] = order.map((c, rank) => {
+    const network = c < cands.nNetwork;
     return {
-      ...r,
-      score: score[s]!,
+      ...base[c]!,
+      score: score[c]!,
       rank,
-      rank_percentage: nS > 1 ? rank / (nS - 1) : 0,
-      qvalue: q[s]!,
-      probability: probability[s]!,
-      in_prediction_set: inSet[s] === 1,
+      rank_percentage: nC > 1 ? rank / (nC - 1) : 0,
+      qvalue: q[c]!,
+      probability: probability[c]!,
+      in_prediction_set: inSet[c] === 1,
       prediction_set_size: setSize,
       perturbation_type: type,
       list_kind: kind,
-      candidate_class: classOf(cls, s),
-      candidate_source: "network",
-      raw_influence_z: x[s * F + cRaw]!,
-      ulm_table_t: x[s * F + cUlmT]! > 0 ? x[s * F + cUlmT]! : null,
-      prior: prior[s]!,
-      prior_logit: priorLogit[s]!,
+      candidate_class: network ? classOf(cls, c) : "outside_network",
+      candidate_source: cands.source[c]!,
+      raw_influence_z: network ? x[c * F + cRaw]! : null,
+      ulm_table_t: x[c * F + cUlmT]! > 0 ? x[c * F + cUlmT]! : null,
+      pvalue_ppi: finite(layers.ppi[c]!),
+      prior: prior[c]!,
+      prior_logit: priorLogit[c]!,
     };
   });
 
-  // v3's rows are in v3's order: the influence matrix and the null follow v4's.
-  const v3RowOf = new Int32Array(nS);
+  // The influence matrix and the null follow v4's order; a candidate beyond the network reaches
+  // no DEG through it (NaN: I = 0) and has no null of its own.
+  const v3RowOf = new Int32Array(nC).fill(-1);
   v3.rows.forEach((r, i) => (v3RowOf[model.sourceIndex(symbolOf(r.id))] = i));
   const cols = v3.sourceInfluence.columnIds.length;
-  const data = new Float32Array(nS * cols);
-  order.forEach((s, i) =>
-    data.set(v3.sourceInfluence.data.subarray(v3RowOf[s]! * cols, (v3RowOf[s]! + 1) * cols), i * cols),
-  );
+  const data = new Float32Array(nC * cols).fill(NaN);
+  order.forEach((c, i) => {
+    const from = v3RowOf[c]!;
+    if (from >= 0) data.set(v3.sourceInfluence.data.subarray(from * cols, (from + 1) * cols), i * cols);
+  });
   const result: ScoreTargetsResult = {
     ...v3,
     rows,
@@ -167,9 +170,89 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   };
   if (v3.randomizationNull) {
     const nulls = v3.randomizationNull;
-    result.randomizationNull = order.map((s) => nulls[v3RowOf[s]!]!);
+    result.randomizationNull = order.map((c) =>
+      v3RowOf[c]! >= 0
+        ? nulls[v3RowOf[c]!]!
+        : { id: `${ids[c]!}|PROTEIN`, null_mean_k: 0, null_sd_k: null, n_null_ge: 0, strata: "" },
+    );
   }
   return result;
+}
+
+/**
+ * The prediction set: the fewest most probable candidates whose mass reaches the rule's
+ * threshold (APS), or the rule's number of top candidates.
+ */
+function predictionSet(probability: Float64Array, rule: SetRule): { inSet: Uint8Array; setSize: number } {
+  const n = probability.length;
+  const byProb = Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => probability[b]! - probability[a]! || a - b,
+  );
+  const inSet = new Uint8Array(n);
+  let mass = 0;
+  let setSize = 0;
+  for (const c of byProb) {
+    if (rule.rule === "top" && setSize >= rule.value) break;
+    inSet[c] = 1;
+    setSize++;
+    mass += probability[c]!;
+    if (rule.rule === "aps" && mass >= rule.value) break;
+  }
+  return { inSet, setSize };
+}
+
+/**
+ * The row of a candidate beyond the network, with v3's columns: the walk's counts are 0 and its
+ * p-values empty; `pvalue` is the data-only combination of its layers' p-values (1 without one),
+ * and the expression columns are read from the job as for any candidate.
+ */
+function offNetworkRow(
+  input: ScoreTargetsV4Input,
+  symbol: string,
+  c: number,
+  layers: LayersBeyondV3,
+): TargetScoreRow {
+  const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
+  const tfB = finite(layers.tf_binding[c]!);
+  const tfC = finite(layers.tf_coexpression[c]!);
+  const kin = finite(layers.kinase[c]!);
+  const ps = [tfB, tfC, kin, finite(layers.ppi[c]!)].filter((p): p is number => p !== null);
+  const p = ps.length === 0 ? 1 : cauchy(ps, true);
+  const expr = input.meanCp10kControl?.get(symbol);
+  return {
+    id: `${symbol}|PROTEIN`,
+    node_type: "PROTEIN",
+    score: 0,
+    rank: 0,
+    rank_percentage: 0,
+    pvalue: p,
+    z_score: null,
+    is_deg: input.isDegSymbols.has(symbol),
+    protein_expressed: expr === undefined ? null : expr >= input.minMeanExpression,
+    n_degs_significant: 0,
+    percentage_degs_significant: 0,
+    k_expected: 0,
+    n_universe_significant: 0,
+    mean_log2_fold_degs: null,
+    qvalue: 1,
+    pvalue_method: "hypergeometric",
+    pvalue_data: p,
+    pvalue_propagated: null,
+    pvalue_tf_binding: tfB,
+    pvalue_tf_coexpression: tfC,
+    pvalue_kinase: kin,
+    n_layers: layers.tfLayers[c]! + layers.kinaseLayers[c]!,
+    pvalue_direct: null,
+    n_direct_targets: 0,
+    n_direct_target_degs: 0,
+    ulm_t: null,
+    activation_z: null,
+    pvalue_direction: null,
+    activation_state: "undetermined",
+    proxy_of: null,
+    gene_measured: input.measuredGenes?.has(symbol) ?? null,
+    pvalue_expressed: null,
+  };
 }
 
 /** softmax(z / temperature). */
@@ -191,12 +274,18 @@ export function softmax(z: Float64Array, temperature: number): Float64Array {
 export const SCORING_V4: Scoring = {
   version: "v4",
   walk: SCORING_V3.walk,
-  readsLayers: true,
+  layerKinds: LAYER_KINDS,
   readsTableExpression: true,
   readsPerturbationType: true,
   score: scoreTargetsV4,
-  settings: (model) => ({
-    ...SCORING_V3.settings(model),
-    v4: { temperature: V4_MODEL.temperature, features: V4_FEATURES.length },
-  }),
+  settings: (model) => {
+    const cands = v4Candidates(model);
+    return {
+      ...SCORING_V3.settings(model),
+      // Every layer it reads, the PPI layers too (v3's settings list the libraries only).
+      layers: model.layers.map((l) => ({ name: l.name, kind: l.kind })),
+      candidates: { network: cands.nNetwork, beyond_network: cands.n - cands.nNetwork },
+      v4: { temperature: V4_MODEL.temperature, features: V4_FEATURES.length },
+    };
+  },
 };

@@ -46,6 +46,14 @@ export interface Ranking {
   indexOf(symbol: string): number;
   /** A model's 90 % prediction set (model v4), when it reports one: its size and membership by candidate. */
   predictionSet?: { size: number; has(symbol: string): boolean };
+  /**
+   * The number of candidates q is a quantile of, when the method ranks more than the network's
+   * sources (model v4 with evidence layers): q = rank / (scale − 1), capped at 1, the share of the
+   * network's candidate list a reader goes through before reaching the protein. Adding candidates
+   * below the driver then changes nothing and adding them above it costs, so a wider candidate
+   * set is judged on the same scale as the methods that rank the sources only.
+   */
+  qScale?: number;
 }
 
 export interface RankingMethod {
@@ -65,13 +73,15 @@ export interface ValidationContext {
   primary: Model;
   /** `--libraries DIR` (../shared/data/libraries layout), for library integration methods; null when not given. */
   librariesDir: string | null;
+  /** `--ppi FILE`s: protein–protein interaction pair files, further evidence layers of the versions that read layers. */
+  ppiFiles: readonly string[];
 }
 
 /** Makes a run's methods once (loading what they need); returns none when not applicable (e.g. no libraries). */
 export type MethodFactory = (ctx: ValidationContext) => Promise<RankingMethod[]>;
 
-/** The q of §16.2 (rank quantile, 0 best) of a rank among n candidates. */
-export const quantileOf = (rank: number, n: number): number => (n > 1 ? rank / (n - 1) : 0);
+/** The q of §16.2 (rank quantile, 0 best) of a rank among n candidates (capped at 1: see `qScale`). */
+export const quantileOf = (rank: number, n: number): number => (n > 1 ? Math.min(1, rank / (n - 1)) : 0);
 
 /** A ranking over the bundle's sources S from one score per source (higher is better), mid-rank ties. */
 export function rankingFromScores(model: Model, scores: ArrayLike<number>): Ranking {

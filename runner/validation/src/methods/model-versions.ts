@@ -4,8 +4,8 @@
  * (jobs/scoring-input.ts) and its scorer, with the shipped settings. A new version registered
  * there is benchmarked without a change here.
  */
-import { loadLayersFromDir } from "@causeway/runner/libraries";
 import { SCORINGS } from "@causeway/runner/scoring";
+import { evidenceLayersOf } from "../context.ts";
 import type { MethodFactory, Ranking, RankingMethod } from "./method.ts";
 
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
@@ -15,21 +15,21 @@ export const modelVersionMethods: MethodFactory = async (ctx) => {
   for (const scoring of Object.values(SCORINGS)) {
     const { version } = scoring;
     const bundle = await ctx.bundle(scoring.walk);
-    // A version that reads evidence layers gets the run's libraries, as a job gets its version's.
-    const model =
-      scoring.readsLayers && ctx.librariesDir
-        ? bundle.withLayers(await loadLayersFromDir(ctx.librariesDir, bundle.symbols))
-        : bundle;
+    // A version that reads evidence layers gets the run's libraries and PPI files, as a job gets its version's.
+    const layers = (await evidenceLayersOf(ctx, bundle)).filter((l) => scoring.layerKinds.includes(l.kind));
+    const model = layers.length > 0 ? bundle.withLayers(layers) : bundle;
     methods.push({
       name: version,
       rank(c): Ranking {
         const { rows } = scoring.score(c.scoringInput(model, version));
-        const ranks = new Float64Array(model.nSources);
-        for (const r of rows) ranks[model.sourceIndex(symbolOf(r.id))] = r.rank;
+        // The table's own candidates: the sources, and with v4 the proteins only its layers name.
+        const candidates = rows.map((r) => symbolOf(r.id));
+        const position = new Map(candidates.map((s, i) => [s, i]));
         const ranking: Ranking = {
-          candidates: model.sourceSymbols,
-          ranks,
-          indexOf: (s) => model.sourceIndex(s),
+          candidates,
+          ranks: Float64Array.from(rows, (r) => r.rank),
+          indexOf: (s) => position.get(s) ?? -1,
+          ...(rows.length > model.nSources ? { qScale: model.nSources } : {}),
         };
         if (rows[0] && typeof rows[0].in_prediction_set === "boolean") {
           const members = new Set(
