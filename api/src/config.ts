@@ -82,6 +82,20 @@ export const ConfigEnv = z.object({
   CAUSEWAY_HGNC: z.string().min(1).optional(),
   /** Gene-set libraries (ChEA3/KEA3 layout) stored with v3 versions as evidence layers; never bundled. */
   CAUSEWAY_LIBRARIES: z.string().min(1).optional(),
+  /**
+   * Protein–protein interaction pair files (e.g. HuRI), comma-separated, stored with v4 versions
+   * as evidence layers: v4 then ranks their proteins too. Never bundled.
+   */
+  CAUSEWAY_PPI: z
+    .string()
+    .min(1)
+    .transform((v) =>
+      v
+        .split(",")
+        .map((f) => f.trim())
+        .filter((f) => f !== ""),
+    )
+    .optional(),
   /** The default version; unset, the first start makes the first imported version the default and later starts keep the admin's choice. */
   CAUSEWAY_MODEL_VERSION: z.string().min(1).max(128).optional(),
   /** Imported bundles are cached here by their inputs' hash and reused by other data directories; "off" disables. */
@@ -183,8 +197,10 @@ function crossProblems(env: Record<string, string | undefined>, options: LoadCon
 export interface ConfiguredModels {
   networkPath: string | undefined;
   hgncDir: string | undefined;
-  /** CAUSEWAY_LIBRARIES: gene-set libraries stored with v3 versions as evidence layers. */
+  /** CAUSEWAY_LIBRARIES: gene-set libraries stored with v3 and v4 versions as evidence layers. */
   librariesDir?: string | undefined;
+  /** CAUSEWAY_PPI: protein–protein interaction pair files stored with v4 versions as evidence layers. */
+  ppiFiles?: readonly string[] | undefined;
   /** Set: this version is made the default at every start. Unset: the admin's choice stands. */
   defaultVersion: string | undefined;
   /** The machine-wide bundle cache (services/models/model-bundle-cache.ts); undefined when off. */
@@ -346,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       networkPath: e.CAUSEWAY_MODEL ? resolve(e.CAUSEWAY_MODEL) : undefined,
       hgncDir: e.CAUSEWAY_HGNC ? resolve(e.CAUSEWAY_HGNC) : undefined,
       librariesDir: e.CAUSEWAY_LIBRARIES ? resolve(e.CAUSEWAY_LIBRARIES) : undefined,
+      ppiFiles: e.CAUSEWAY_PPI?.map((f) => resolve(f)),
       defaultVersion: e.CAUSEWAY_MODEL_VERSION,
       versions: e.CAUSEWAY_MODEL_VERSIONS,
       cacheDir:

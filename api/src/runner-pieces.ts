@@ -61,8 +61,10 @@ export interface RunnerPieces {
     scoring: ScoringVersion;
     store: ObjectStore;
     onProgress?: (message: string) => void;
-    /** Gene-set libraries (model v3's evidence layers) stored with the version; kinds from the folder layout. */
+    /** Gene-set libraries (evidence layers of v3 and v4) stored with the version; kinds from the folder layout. */
     librariesDir?: string;
+    /** Protein–protein interaction pair files (evidence layers of v4) stored with the version. */
+    ppiFiles?: readonly string[];
     /** A machine-wide bundle cache (model-bundle-cache.ts); none when unset. */
     cacheDir?: string;
     /** Stored versions whose influence bundle may be reused (same network and walk). */
@@ -129,14 +131,20 @@ export const runnerPieces: RunnerPieces = {
     const m: typeof ModelModule = await import("@causeway/runner/model");
     const { importOptionsFor, scoringOf }: typeof ScoringModule = await import("@causeway/runner/scoring");
     const log = options.onProgress;
-    // Only a scoring that reads evidence layers stores the libraries with its version.
-    const librariesDir = scoringOf(options.scoring).readsLayers ? options.librariesDir : undefined;
-    if (scoringOf(options.scoring).readsLayers && !librariesDir)
+    // A version stores the evidence layers its scoring reads, and no others.
+    const kinds = scoringOf(options.scoring).layerKinds;
+    const librariesDir = kinds.length > 0 ? options.librariesDir : undefined;
+    if (kinds.length > 0 && !librariesDir)
       log?.(`model ${options.version}: no gene-set libraries given, so it runs without its evidence layers`);
-    const libraries: typeof LibrariesModule | null = librariesDir
-      ? await import("@causeway/runner/libraries")
-      : null;
-    const layers = libraries && librariesDir ? await libraries.layerFilesOfDir(librariesDir) : [];
+    const ppiFiles = kinds.includes("ppi") ? (options.ppiFiles ?? []) : [];
+    const libraries: typeof LibrariesModule | null =
+      librariesDir || ppiFiles.length > 0 ? await import("@causeway/runner/libraries") : null;
+    const layers = [
+      ...(libraries && librariesDir ? await libraries.layerFilesOfDir(librariesDir) : []),
+      ...(libraries
+        ? ppiFiles.map((path) => ({ path, kind: "ppi" as const, name: libraries.pairsLayerName(path) }))
+        : []),
+    ].filter((l) => kinds.includes(l.kind));
     const importOptions = importOptionsFor(options.scoring);
     const importNow = () =>
       m.importModel({

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { DEFAULT_NETWORK, HGNC_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, HURI_PAIRS, REPO_ROOT, sharedData } from "../shared-data.ts";
 
 const exec = promisify(execFile);
 export const NODE = join(REPO_ROOT, "node_modules", ".bin", "node");
@@ -133,7 +133,9 @@ export async function startEmbeddedServer(
     CAUSEWAY_DATA_DIR: dataDir,
     CAUSEWAY_MODEL: DEFAULT_NETWORK,
     CAUSEWAY_HGNC: HGNC_DIR,
+    // As the README's quick start: v4 with the libraries and HuRI as its evidence layers.
     CAUSEWAY_LIBRARIES: sharedData("libraries"),
+    CAUSEWAY_PPI: HURI_PAIRS,
     // Info keeps the start-up progress (model import) in log(), which a failed start reports.
     LOG_LEVEL: "info",
     ...extraEnv,

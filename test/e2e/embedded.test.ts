@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_NETWORK, HGNC_DIR, KANG_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, HURI_PAIRS, KANG_DIR, REPO_ROOT, sharedData } from "../shared-data.ts";
 import { waitFor } from "../harness/proc.ts";
 import { NODE, spawnServer, type ServerProcess } from "./embedded-server.ts";
 
@@ -27,8 +27,9 @@ const env = (): NodeJS.ProcessEnv => ({
   CAUSEWAY_DATA_DIR: dataDir,
   CAUSEWAY_MODEL: DEFAULT_NETWORK,
   CAUSEWAY_HGNC: HGNC_DIR,
-  // Model v3's evidence layers: the operator supplies the libraries (never bundled).
+  // Model v3's and v4's evidence layers: the operator supplies the libraries and the PPI file (never bundled).
   CAUSEWAY_LIBRARIES: sharedData("libraries"),
+  CAUSEWAY_PPI: HURI_PAIRS,
   LOG_LEVEL: "warn",
   // Polling from one address would exhaust the spec's 30/min edge budget; that limit has its own tests.
   CAUSEWAY_EDGE_LIMIT: "100000",
@@ -314,7 +315,14 @@ describe("embedded service on the Kang 2018 data", () => {
       ).prediction_id,
     );
     expect(defaultDone.status, JSON.stringify(defaultDone)).toBe("completed");
-    expect(await runMetadata(defaultDone)).toMatchObject({ model_version: "v4", scoring: { version: "v4" } });
+    // v4 stores the PPI layer too, and ranks the proteins beyond the network it names.
+    const v4Metadata = (await runMetadata(defaultDone)) as {
+      model_version: string;
+      scoring: { version: string; layers: { kind: string }[]; candidates: { beyond_network: number } };
+    };
+    expect(v4Metadata).toMatchObject({ model_version: "v4", scoring: { version: "v4" } });
+    expect(v4Metadata.scoring.layers.map((l) => l.kind)).toContain("ppi");
+    expect(v4Metadata.scoring.candidates.beyond_network).toBeGreaterThan(5000);
     const defaultRows = defaultDone.results as { id: string; rank_percentage: number }[];
     for (const s of ["STAT1", "STAT2", "IRF9"])
       expect(defaultRows.find((r) => r.id === `${s}|PROTEIN`)?.rank_percentage, s).toBeLessThanOrEqual(0.01);

@@ -280,11 +280,15 @@ models
   .requiredOption("--version <version>", "model version name")
   .option(
     "--scoring <scoring>",
-    "the version's scoring: v1, v2 or v3 (default: the version's name when it is one, else v1)",
+    "the version's scoring: v1 to v4 (default: the version's name when it is one, else v1)",
   )
   .option(
     "--libraries <dir>",
-    "gene-set libraries stored with a v3 version as evidence layers (ChEA3/KEA3 layout)",
+    "gene-set libraries stored with a v3 or v4 version as evidence layers (ChEA3/KEA3 layout; pair files in a ppi*/ folder are v4's PPI layers)",
+  )
+  .option(
+    "--ppi <file...>",
+    "protein–protein interaction pair files (two tab-separated genes per line, e.g. HuRI) stored with a v4 version: it ranks their proteins too",
   )
   .option("--default", "make it the default version")
   .action(
@@ -295,6 +299,7 @@ models
       scoring?: string;
       default?: boolean;
       libraries?: string;
+      ppi?: string[];
     }) => {
       const named = ScoringVersion.safeParse(o.version);
       const scoring = ScoringVersion.safeParse(
@@ -312,6 +317,7 @@ models
             scoring: scoring.data,
             makeDefault: o.default === true,
             librariesDir: o.libraries,
+            ppiFiles: o.ppi,
           },
           err,
         );

@@ -22,8 +22,16 @@ export const HOW_TO_READ_INTRO: Section[] = [
     title: "Ranks, scores and q-values",
     paragraphs: [
       "rank is 0-based in the files and the API: 0 is the best candidate (the web app shows rank + 1). rank_percentage is the rank as a fraction from 0 (best) to 1 (worst), so 0.01 means the top 1 % of candidates; percentage_degs_significant, in contrast, is on a 0–100 scale.",
-      "What score means depends on the model version. In v1 and v2 it is −log10 of the candidate's p-value (2 means p = 0.01). In v3 it is a log-odds score: the prior (prior_logit, what was known about the candidate before this dataset) plus the weighted evidence of the data; it orders the candidates but is not a p-value, and pvalue (= pvalue_data) is the data's evidence alone.",
+      "What score means depends on the model version. In v1 and v2 it is −log10 of the candidate's p-value (2 means p = 0.01). In v3 and v4 it is a log-odds score: the prior (prior_logit, what was known about the candidate before this dataset) plus the weighted evidence of the data; it orders the candidates but is not a p-value, and pvalue (= pvalue_data) is the data's evidence alone.",
       "Model v1 reports Benjamini–Hochberg q-values over its hypergeometric (or randomization) p-values; models v2 and v3 report Benjamini–Yekutieli q-values over their combined p-value, which are more conservative. The model version of a prediction is in its summary; the columns each version writes are listed below.",
+    ],
+  },
+  {
+    id: "sure",
+    title: "How sure it is (model v4)",
+    paragraphs: [
+      "probability is the model's probability that this protein is the driver, given that the driver is one of the candidates; it was calibrated on experiments the model was not fitted on, so of the rows given 0.3, about three in ten were right. in_prediction_set marks the smallest set of top candidates that held the driver in 90 % of such experiments; prediction_set_size is its size. A large set means the data say little: read it as “the answer is somewhere in these”, not as a confident top 10.",
+      "Model v4 also ranks proteins the network cannot reach, when the model version has evidence layers that name them (a protein–protein interaction network such as HuRI, or a TF or kinase library): candidate_source says why a protein is in the table (network, or the kinds of the layers that name it), and candidate_class is outside_network for them. Their evidence is their layers' alone (pvalue_ppi and the library p-values), and no causal path leads from them, so they have no causal graph.",
     ],
   },
   {

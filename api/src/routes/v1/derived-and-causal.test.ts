@@ -203,6 +203,28 @@ describe("causal analysis", () => {
     expect(await countRows(t.ctx, "causal_analyses")).toBe(before);
   });
 
+  it("refuses a target ranked through the model's evidence layers only: no network path leads from it", async () => {
+    const p = await submit(t, key);
+    const header =
+      "id\tnode_type\tscore\trank\trank_percentage\tpvalue\tz_score\tis_deg\tprotein_expressed\tn_degs_significant\tpercentage_degs_significant\tqvalue\tcandidate_source";
+    await completeJob(t, "prediction", p, {
+      ...validationArtifacts(),
+      "target_scores.tsv": [
+        header,
+        "STAT1|PROTEIN\tPROTEIN\t12.5\t0\t0\t3.1e-13\t7.2\tTRUE\tTRUE\t2\t100\t1e-10\tnetwork",
+        "PSMB1|PROTEIN\tPROTEIN\t1\t1\t1\t0.1\tNA\tFALSE\tNA\t0\t0\t0.2\tppi",
+        "",
+      ].join("\n"),
+    });
+    const before = await countRows(t.ctx, "causal_analyses");
+    const res = await create({ prediction_id: p, target: "PSMB1|PROTEIN" });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].loc).toEqual(["body", "target"]);
+    expect(res.json().detail[0].msg).toContain("evidence layers (ppi)");
+    expect(await countRows(t.ctx, "causal_analyses")).toBe(before);
+    expect((await create({ prediction_id: p, target: "STAT1|PROTEIN" })).statusCode).toBe(202);
+  });
+
   it.each([
     [{}, ["body", "prediction_id"]],
     [{ prediction_id: "x", target: "A" }, ["body", "prediction_id"]],

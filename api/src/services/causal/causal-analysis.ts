@@ -31,7 +31,7 @@ import { limitKeys, LimitStoreUnavailable } from "../../limits/limit-store.ts";
 import { recordSubmission } from "../../observability/metrics.ts";
 import type { JobTrace } from "../../observability/request-tracing.ts";
 import type { CreateCausalAnalysisRequest } from "../../schemas/causal.ts";
-import { readArtifact, targetIds } from "../status/artifacts.ts";
+import { findTsvRow, readArtifact, targetIds } from "../status/artifacts.ts";
 import { checkCallbackUrl, subscribeWebhook } from "../../webhooks/callback-url.ts";
 import { enqueueJob } from "../submission/enqueue.ts";
 import { claimIdempotency, type IdempotentRequest, type SubmissionReply } from "../submission/idempotency.ts";
@@ -222,10 +222,14 @@ function chooseResultSet(p: PredictionRow, requested: string | null): string {
   return sets[0]!;
 }
 
-/** 422 unless the target is a row of the result set's inference results. */
+/**
+ * 422 unless the target is a row of the result set's inference results that the network holds
+ * (model v4 also ranks proteins only its evidence layers name: no path leads from them).
+ */
 async function checkTarget(ctx: AppContext, p: PredictionRow, prefix: string, target: string): Promise<void> {
   const scores = await readArtifact(ctx.store, p.result_files, prefix + ARTIFACTS.targetScores);
-  const ids = scores ? targetIds(scores.toString("utf8")) : null;
+  const tsv = scores?.toString("utf8") ?? null;
+  const ids = tsv === null ? null : targetIds(tsv);
   if (!ids || !ids.has(target)) {
     // A bare symbol where the protein is meant: say which row it probably names.
     const meant = `${target.trim()}|PROTEIN`;
@@ -236,6 +240,13 @@ async function checkTarget(ctx: AppContext, p: PredictionRow, prefix: string, ta
       "value_error",
     );
   }
+  const source = findTsvRow(tsv!, target)?.candidate_source;
+  if (source !== undefined && source !== "network")
+    throw invalid(
+      ["body", "target"],
+      `target is a candidate through the model's evidence layers (${source}), not the network: it has no causal path to explain`,
+      "value_error",
+    );
 }
 
 /** The prediction's artifacts of one result set, by basename without the prefix (plus the run metadata). */

@@ -22,6 +22,7 @@ interface ImportRequest {
   version: string;
   scoring: ScoringVersion;
   librariesDir?: string;
+  ppiFiles?: readonly string[];
   cacheDir?: string;
   reuseFrom?: readonly string[];
   storage: Config["storage"];
@@ -76,6 +77,7 @@ export function importModelInChild(storage: Config["storage"]): RunnerPieces["im
         version: options.version,
         scoring: options.scoring,
         ...(options.librariesDir ? { librariesDir: options.librariesDir } : {}),
+        ...(options.ppiFiles ? { ppiFiles: options.ppiFiles } : {}),
         cacheDir: options.cacheDir,
         ...(options.reuseFrom ? { reuseFrom: options.reuseFrom } : {}),
         storage,

@@ -65,7 +65,7 @@ export class ModelImports {
   }
 
   private async run(): Promise<void> {
-    const { networkPath, hgncDir, librariesDir, cacheDir } = this.models;
+    const { networkPath, hgncDir, librariesDir, ppiFiles, cacheDir } = this.models;
     if (!networkPath || !hgncDir) {
       if (!(await getDefaultModel(this.deps.db)))
         this.log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
@@ -92,6 +92,7 @@ export class ModelImports {
             scoring: entry.scoring,
             makeDefault: false,
             librariesDir,
+            ppiFiles,
             cacheDir,
             // Versions in already: one with the same walk lends its influence bundle (v2 and v3).
             reuseFrom: order.filter((e) => e.state === "ready").map((e) => e.version),

@@ -1,5 +1,5 @@
 /**
- * Model versions (model.md §12.1). A version is a network bundle plus a scoring (v1, v2, v3); the
+ * Model versions (model.md §12.1). A version is a network bundle plus a scoring (v1 to v4); the
  * service holds several, a submission's `model_version` picks one, and one is the default.
  * Embedded mode's "first start serves jobs": when CAUSEWAY_MODEL/CAUSEWAY_HGNC are set, the
  * versions of CAUSEWAY_MODEL_VERSIONS that are not registered yet are imported with the
@@ -23,8 +23,10 @@ export async function importAndRegisterModel(
     version: string;
     scoring: ScoringVersion;
     makeDefault: boolean;
-    /** Gene-set libraries stored with a v3 version as evidence layers (never bundled: the operator supplies them). */
+    /** Gene-set libraries stored with a v3 or v4 version as evidence layers (never bundled: the operator supplies them). */
     librariesDir?: string | undefined;
+    /** Protein–protein interaction pair files stored with a v4 version as evidence layers (likewise). */
+    ppiFiles?: readonly string[] | undefined;
     /** The machine-wide bundle cache, if any (model-bundle-cache.ts). */
     cacheDir?: string;
     /** Versions already imported whose influence bundle may be reused (same network and walk). */
@@ -48,6 +50,7 @@ export async function importAndRegisterModel(
     store: deps.store,
     onProgress: log,
     ...(m.librariesDir ? { librariesDir: m.librariesDir } : {}),
+    ...(m.ppiFiles && m.ppiFiles.length > 0 ? { ppiFiles: m.ppiFiles } : {}),
     cacheDir: m.cacheDir,
     ...(m.reuseFrom ? { reuseFrom: m.reuseFrom } : {}),
     ...(m.background ? { background: true } : {}),
@@ -67,7 +70,7 @@ export async function ensureConfiguredModels(
   models: ConfiguredModels,
   log: (message: string) => void,
 ): Promise<void> {
-  const { networkPath, hgncDir, librariesDir, cacheDir } = models;
+  const { networkPath, hgncDir, librariesDir, ppiFiles, cacheDir } = models;
   if (!networkPath || !hgncDir) {
     if (!(await getDefaultModel(deps.db)))
       log("no model registered: set CAUSEWAY_MODEL and CAUSEWAY_HGNC, or run `admin models import`");
@@ -76,7 +79,7 @@ export async function ensureConfiguredModels(
   for (const { version, scoring } of models.versions) {
     await importAndRegisterModel(
       deps,
-      { networkPath, hgncDir, version, scoring, makeDefault: false, librariesDir, cacheDir },
+      { networkPath, hgncDir, version, scoring, makeDefault: false, librariesDir, ppiFiles, cacheDir },
       log,
     );
   }

@@ -43,6 +43,9 @@ export function TargetRow(props: {
   const inSet = r.cells.in_prediction_set === true;
   const cls = [props.pinned ? "pinned" : "", props.highlight === sym ? "highlight" : ""].join(" ").trim();
   const action = props.action;
+  // Model v4 ranks proteins only its evidence layers name: the network has no path from them.
+  const source = r.cells.candidate_source;
+  const outsideNetwork = typeof source === "string" && source !== "network";
   return (
     <>
       <tr data-testid="target-row" data-id={id} class={cls || undefined}>
@@ -70,7 +73,15 @@ export function TargetRow(props: {
                     </button>
                   )}
                 </td>,
-                action ? (
+                action && outsideNetwork ? (
+                  <td
+                    key="action"
+                    class="na"
+                    title={`${sym} is a candidate through its evidence layers (${source}), not the network: there is no causal path to explain`}
+                  >
+                    —
+                  </td>
+                ) : action ? (
                   <td key="action">
                     <button
                       type="button"
