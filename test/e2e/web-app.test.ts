@@ -405,6 +405,16 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
     expect(await page.textContent("#graph h2")).toContain(symbol);
     await details.locator('[data-testid="causal-paths"] tbody tr').first().waitFor();
     await expectAccessible("target_id prediction");
+
+    // A kinase the network cannot reach (a KEA3 library names it): ranked, tagged with why it is
+    // a candidate, and with no causal analysis to offer.
+    await page.fill('[data-testid="target-search"]', "MARK3");
+    const outside = page.locator('tbody:not(.pinned-body) [data-id="MARK3|PROTEIN"]');
+    await outside.waitFor();
+    expect(await outside.locator('[data-testid="candidate-source"]').textContent()).toBe("kinase");
+    expect(await outside.locator('[data-testid="explain-target"]').count()).toBe(0);
+    await shot("09-outside-network-row");
+    await page.fill('[data-testid="target-search"]', "");
   });
 
   it("explains every column on the how-to-read page", async () => {

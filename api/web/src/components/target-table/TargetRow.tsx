@@ -55,6 +55,15 @@ export function TargetRow(props: {
                 <td class="sym" title={id} key="id">
                   {props.pinned && <span class="pin-tag">target</span>}
                   {sym}
+                  {outsideNetwork && (
+                    <span
+                      class="source-tag"
+                      data-testid="candidate-source"
+                      title={`Outside the network: a candidate because its evidence layers name it (${source}); its evidence is theirs alone`}
+                    >
+                      {source.replaceAll("+", " + ")}
+                    </span>
+                  )}
                   {props.inSetMark && inSet && (
                     <span class="set-mark" title="In the 90 % prediction set" aria-label="in the 90 % set">
                       {" "}
