@@ -53,10 +53,10 @@ export {
   layerRanks,
   downstreamTfEvidence,
   deriveFeatures,
-  sourceClasses,
   layersBeyondV3,
   type LayersBeyondV3,
   type PerturbationType,
   type V4Feature,
 } from "./v4/features.ts";
 export { v4Candidates, type V4Candidates } from "./v4/candidates.ts";
+export { sourceClasses, type SourceClasses } from "./v4/candidate-classes.ts";

@@ -6,17 +6,14 @@
  * 2× v1 per job; everything else in a job is the same code for every version. Layers are parsed
  * once per model load (timed separately), as a runner does.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { loadLayersFromDir } from "@causeway/runner/libraries";
 import { buildModelFromFiles } from "@causeway/runner/model";
 import { SCORINGS, scoreTargets, scoreTargetsV3 } from "@causeway/runner/scoring";
 import { caseInput } from "../../../runner/validation/src/calibration.ts";
 import { readCase } from "../../../runner/validation/src/known-answers.ts";
 import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
+import { bareSignedList } from "../bare-list.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
-
-const BARE_CASE = join(sharedData("known_answers_v2"), "chea3_ahr_ko_mouse_gse19411_c1468");
 
 export const suite: BenchSuite = {
   name: "model-v3",
@@ -31,30 +28,9 @@ export const suite: BenchSuite = {
     });
     const v3Model = v3Bundle.withLayers(layers);
     const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", v1Model.symbols);
-    const signed = JSON.parse(await readFile(join(BARE_CASE, "degs_signed.json"), "utf8")) as {
-      up: string[];
-      down: string[];
-    };
-    const norm = (xs: string[]) =>
-      xs.map((x) => v1Model.symbols.resolve(x)).filter((x): x is string => x !== null);
-    const up = norm(signed.up);
-    const down = norm(signed.down);
-    const bareDegs = [...new Set([...up, ...down])];
-    const signs = new Map<string, number>([
-      ...up.map((g) => [g, 1] as const),
-      ...down.map((g) => [g, -1] as const),
-    ]);
-    const bare = (model: typeof v1Model) => ({
-      model,
-      universe: [...model.rnaSymbols],
-      degs: bareDegs,
-      degSignificanceFold: 1,
-      minMeanExpression: 0.1,
-      isDegSymbols: new Set(bareDegs),
-      nRandomizations: 0,
-      seedSource: "bench/",
-      log2fc: signs,
-    });
+    const bareList = await bareSignedList(v1Model);
+    const bareDegs = bareList.degs;
+    const bare = bareList.input;
     const rows: BenchRow[] = [];
     const inputs = [
       {

@@ -12,12 +12,12 @@ import {
   V4_FEATURES,
   layerRanks,
   listKindOf,
-  sourceClasses,
   v4Features,
   type PerturbationType,
 } from "./features.ts";
 import { scoreTargetsV4, softmax, weightsFor, type ScoreTargetsV4Input } from "./score-targets-v4.ts";
 import type { V4Model } from "./weights.ts";
+import { sourceClasses } from "./candidate-classes.ts";
 
 // L: a ligand (no signalling in-edge) on receptor R; R signals to kinase K, K to TF A; A and
 // the hub TF H regulate the genes.
@@ -212,11 +212,16 @@ describe("model v4 scoring", async () => {
     expect(row(res, "P").score).toBeGreaterThan(0);
     const scores = res.rows.map((r) => r.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    // The influence matrix has a row per table row, in table order; theirs reach nothing (NaN).
-    expect(res.sourceInfluence.rowIds).toEqual(res.rows.map((r) => r.id));
+    // The influence matrix holds the network's candidates, in table order, with v3's rows: the
+    // others reach no DEG through the network.
+    const networkRows = res.rows.filter((r) => r.candidate_source === "network").map((r) => r.id);
+    expect(res.sourceInfluence.rowIds).toEqual(networkRows);
+    const plain = scoreTargetsV3(input);
     const cols = res.sourceInfluence.columnIds.length;
-    const at = res.rows.findIndex((r) => r.id === "P|PROTEIN");
-    expect([...res.sourceInfluence.data.subarray(at * cols, (at + 1) * cols)].every(Number.isNaN)).toBe(true);
+    const rowOf = (m: typeof res.sourceInfluence, id: string) =>
+      Array.from(m.data.subarray(m.rowIds.indexOf(id) * cols, (m.rowIds.indexOf(id) + 1) * cols));
+    for (const id of networkRows)
+      expect(rowOf(res.sourceInfluence, id)).toEqual(rowOf(plain.sourceInfluence, id));
     // Model v3 reads neither the PPI layer nor a protein beyond the network.
     expect(scoreTargetsV3({ ...input, model: layered }).rows).toEqual(scoreTargetsV3(input).rows);
   });

@@ -25,6 +25,7 @@ import { rankTiers } from "../score-targets-v2.ts";
 import { SCORING_V3, scoreTargetsV3, type ScoreTargetsV3Input } from "../score-targets-v3.ts";
 import { cauchy } from "../combine-pvalues.ts";
 import { v4Candidates } from "./candidates.ts";
+import { sourceClasses } from "./candidate-classes.ts";
 import {
   N_V4_FEATURES,
   V4_CLASS_FEATURES,
@@ -32,7 +33,6 @@ import {
   listKindOf,
   layersBeyondV3,
   listSizeOf,
-  sourceClasses,
   v4Features,
   type LayersBeyondV3,
   type ListKind,
@@ -152,20 +152,26 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     };
   });
 
-  // The influence matrix and the null follow v4's order; a candidate beyond the network reaches
-  // no DEG through it (NaN: I = 0) and has no null of its own.
+  // The influence matrix and the null follow v4's order. The matrix holds the network's
+  // candidates only: a candidate beyond the network reaches no DEG through it (its row would be
+  // all NaN, I = 0, and would more than double the artifact); it has no null of its own either.
   const v3RowOf = new Int32Array(nC).fill(-1);
   v3.rows.forEach((r, i) => (v3RowOf[model.sourceIndex(symbolOf(r.id))] = i));
   const cols = v3.sourceInfluence.columnIds.length;
-  const data = new Float32Array(nC * cols).fill(NaN);
-  order.forEach((c, i) => {
+  const inNetwork = order.filter((c) => c < cands.nNetwork);
+  const data = new Float32Array(inNetwork.length * cols);
+  inNetwork.forEach((c, i) => {
     const from = v3RowOf[c]!;
-    if (from >= 0) data.set(v3.sourceInfluence.data.subarray(from * cols, (from + 1) * cols), i * cols);
+    data.set(v3.sourceInfluence.data.subarray(from * cols, (from + 1) * cols), i * cols);
   });
   const result: ScoreTargetsResult = {
     ...v3,
     rows,
-    sourceInfluence: { rowIds: rows.map((r) => r.id), columnIds: v3.sourceInfluence.columnIds, data },
+    sourceInfluence: {
+      rowIds: inNetwork.map((c) => `${ids[c]!}|PROTEIN`),
+      columnIds: v3.sourceInfluence.columnIds,
+      data,
+    },
     extraColumns: V4_EXTRA_COLUMNS,
   };
   if (v3.randomizationNull) {
