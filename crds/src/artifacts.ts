@@ -35,7 +35,7 @@ export const ARTIFACT_DESCRIPTIONS: Record<ArtifactName, string> = {
   [ARTIFACTS.targetScores]:
     "The ranked candidate table, best first: every column is described under “The target table” in How to read.",
   [ARTIFACTS.sourceInfluenceMatrix]:
-    "How strongly each candidate (row) reaches each DEG (column) through the network (NaN where it cannot), as a NumPy .npy float32 matrix: open it with numpy.load.",
+    "How strongly each candidate (row) reaches each DEG (column) through the network (NaN where it cannot), as a NumPy .npy float32 matrix: open it with numpy.load. Rows are the network's candidates in table order (model v4's proteins outside the network have none).",
   [ARTIFACTS.sourceInfluenceIds]: "The row and column ids of the influence matrix, in its order (JSON).",
   [ARTIFACTS.randomizationNull]:
     "With n_randomizations > 0: each candidate's null distribution from matched random DEG sets (mean, sd, exceedances).",
