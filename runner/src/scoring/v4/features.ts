@@ -49,9 +49,8 @@ export const LIST_SIZES = ["short", "long"] as const;
 export type ListSize = (typeof LIST_SIZES)[number];
 export const listSizeOf = (nDegs: number): ListSize => (nDegs < SHORT_LIST ? "short" : "long");
 
-/** Feature names, in column order of the feature matrix. */
-export const V4_FEATURES = [
-  // data evidence
+/** The data evidence features. */
+const EVIDENCE_FEATURES = [
   "propagated",
   "tf_binding",
   "tf_coexpression",
@@ -66,7 +65,10 @@ export const V4_FEATURES = [
   "downstream_tf",
   "propagated_signaling",
   "ppi",
-  // where the candidate sits, and how popular it is
+] as const;
+
+/** The class features: where a candidate sits and how popular it is (what v4's prior is made of). */
+export const V4_CLASS_FEATURES = [
   "log_out_degree",
   "tf_layers",
   "kinase_layers",
@@ -80,23 +82,10 @@ export const V4_FEATURES = [
   "off_network",
   "log_ppi_degree",
 ] as const;
-export type V4Feature = (typeof V4_FEATURES)[number];
 
-/** The class features: where a candidate sits and how popular it is (what v4's prior is made of). */
-export const V4_CLASS_FEATURES: readonly V4Feature[] = [
-  "log_out_degree",
-  "tf_layers",
-  "kinase_layers",
-  "is_tf",
-  "steps_1",
-  "steps_2",
-  "steps_3",
-  "apex",
-  "below_apex",
-  "log_signaling_in",
-  "off_network",
-  "log_ppi_degree",
-];
+/** Feature names, in column order of the feature matrix: the evidence, then the class. */
+export const V4_FEATURES = [...EVIDENCE_FEATURES, ...V4_CLASS_FEATURES] as const;
+export type V4Feature = (typeof V4_FEATURES)[number];
 export const N_V4_FEATURES = V4_FEATURES.length;
 
 const evidence = (p: unknown): number =>
