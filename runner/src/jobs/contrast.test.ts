@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { toyModel } from "../../test/fixtures/model/toy.ts";
 import { scoringOf } from "../scoring/index.ts";
 import { contrastFromDegList } from "./contrast.ts";
+import { readDeTable } from "./de-table.ts";
 import { scoringInputOf } from "./scoring-input.ts";
 
 describe("contrastFromDegList", async () => {
@@ -33,6 +34,38 @@ describe("contrastFromDegList", async () => {
     expect(c.universe).toEqual(["x", "y"]);
     expect(c.metadata).toMatchObject({ universe: "de_table" });
     expect(c.log2fc.get("x")).toBe(1.5);
+    expect(c.testStatistic).toBeNull();
+  });
+
+  it("carries a table's test statistic to the scoring input and degs.tsv, read from `stat` or limma's `t`", () => {
+    for (const column of ["stat", "t"]) {
+      const text = [
+        `gene\tlogFC\t${column}\tpvalue`,
+        "x\t1.5\t7.25\t1e-9",
+        "y\t-0.2\tNA\t0.5",
+        "z\t0.1\t-0.5\t0.6",
+      ];
+      const table = readDeTable(text.join("\n"), model.symbols);
+      expect(table.stat).toEqual([7.25, null, -0.5]);
+      const c = contrastFromDegList(model, ["x"], table);
+      expect([...c.testStatistic!]).toEqual([
+        ["x", 7.25],
+        ["z", -0.5],
+      ]);
+      expect(c.degsTable.map((r) => r.stat)).toEqual([7.25, null, -0.5]);
+      const input = scoringInputOf({
+        model,
+        contrast: c,
+        params,
+        scoring: "v4",
+        predictionId: "p",
+        jobType: "target_id",
+      });
+      expect(input.testStatistic).toBe(c.testStatistic);
+    }
+    const noStat = readDeTable("gene\tlogFC\nx\t1.5", model.symbols);
+    expect(noStat.stat).toBeNull();
+    expect(contrastFromDegList(model, ["x"], noStat).testStatistic).toBeNull();
   });
 
   it.each(["v1", "v2"] as const)(

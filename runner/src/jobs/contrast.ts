@@ -10,6 +10,7 @@ import { pooledLog2FoldChanges } from "../de/pooled.ts";
 import type { PreparedContrast, PreparedSplit } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
 import type { ControlDepth } from "../scoring/index.ts";
+import type { DeTable } from "./de-table.ts";
 
 /** One row of degs.tsv (model.md §13). */
 export interface DegsTableRow {
@@ -41,6 +42,12 @@ export interface Contrast {
   mappedDegs: string[];
   /** log2 fold change per measured gene (perturbed vs control). */
   log2fc: Map<string, number | null>;
+  /**
+   * The DE test's signed statistic per tested gene (the GLM's Wald statistic, or a DE table's
+   * `stat` / `t` column); null when the job has none (a bare list, pooled counts, a table
+   * without one).
+   */
+  testStatistic: Map<string, number> | null;
   meanCp10kControl: Map<string, number>;
   meanCp10kBoth: Map<string, number>;
   /**
@@ -121,6 +128,22 @@ export function controlDepthOf(p: PreparedContrast): ControlDepth {
   };
 }
 
+function statisticOf(de: DeResult): Map<string, number> {
+  return finiteByGene(
+    de.genes.map((r) => r.gene),
+    de.genes.map((r) => r.stat),
+  );
+}
+
+function finiteByGene(genes: readonly string[], values: readonly (number | null)[]): Map<string, number> {
+  const out = new Map<string, number>();
+  genes.forEach((g, i) => {
+    const v = values[i];
+    if (v !== null && v !== undefined && Number.isFinite(v)) out.set(g, v);
+  });
+  return out;
+}
+
 function tableRow(
   p: PreparedContrast,
   gi: number,
@@ -167,6 +190,7 @@ export function contrastFromMerged(model: Model, p: PreparedContrast, nContrasts
     degSymbols: degSet,
     mappedDegs: orderCalledDegs(model, degsTable),
     log2fc: new Map(de.genes.map((r) => [r.gene, r.log2FC])),
+    testStatistic: statisticOf(de),
     meanCp10kControl: control,
     meanCp10kBoth: both,
     measuredGenes: new Set(p.pseudoBulk.genes),
@@ -226,6 +250,7 @@ export function contrastFromSplit(model: Model, p: PreparedSplit): Contrast {
     degSymbols,
     mappedDegs: orderSuppliedDegs(model, p.degs.symbols, log2fc),
     log2fc,
+    testStatistic: de ? statisticOf(de) : null,
     meanCp10kControl: control,
     meanCp10kBoth: both,
     measuredGenes: new Set([...genes, ...degSymbols]),
@@ -261,7 +286,7 @@ function pooledSamples(): { id: string; arm: 0 | 1; donor: null; nCells: number 
 export function contrastFromDegList(
   model: Model,
   degs: string[],
-  table: { genes: string[]; logFC: (number | null)[]; meanCp10kCtrl?: (number | null)[] | null } | null,
+  table: (Pick<DeTable, "genes" | "logFC"> & Partial<Pick<DeTable, "meanCp10kCtrl" | "stat">>) | null,
   /** Up (+1) or down (−1) per DEG, for a signed DEG list without a table (model v3 reads the signs). */
   signs?: ReadonlyMap<string, number>,
 ): Contrast {
@@ -273,6 +298,7 @@ export function contrastFromDegList(
     const v = table.meanCp10kCtrl?.[i];
     if (v !== null && v !== undefined && Number.isFinite(v)) tableExpression.set(g, v);
   });
+  const testStatistic = table?.stat ? finiteByGene(table.genes, table.stat) : null;
   const degSymbols = new Set(degs);
   const universe = [...new Set([...(table ? table.genes : model.rnaSymbols), ...degs])];
   const degsTable: DegsTableRow[] = universe.map((gene) => ({
@@ -280,7 +306,7 @@ export function contrastFromDegList(
     base_mean: null,
     log2FC: log2fc.get(gene) ?? null,
     lfcSE: null,
-    stat: null,
+    stat: testStatistic?.get(gene) ?? null,
     pvalue: null,
     padj: null,
     mean_cp10k_ctrl: null,
@@ -297,6 +323,7 @@ export function contrastFromDegList(
     degSymbols,
     mappedDegs: orderSuppliedDegs(model, degs, log2fc),
     log2fc,
+    testStatistic,
     meanCp10kControl: new Map(),
     meanCp10kBoth: new Map(),
     ...(tableExpression.size > 0 ? { tableMeanCp10kControl: tableExpression } : {}),

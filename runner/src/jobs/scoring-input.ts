@@ -23,6 +23,7 @@ export function scoringInputOf(o: ScoringInputOptions): ScoringInput {
   return {
     model: o.model,
     log2fc: contrast.log2fc,
+    ...(contrast.testStatistic ? { testStatistic: contrast.testStatistic } : {}),
     ...(contrast.measuredGenes ? { measuredGenes: contrast.measuredGenes } : {}),
     ...(contrast.controlDepth ? { controlDepth: contrast.controlDepth } : {}),
     universe: contrast.universe,

@@ -65,6 +65,8 @@ export const V2_DEFAULTS: V2Settings = {
 export interface ScoreTargetsV2Input extends ScoreTargetsInput {
   /** log2 fold change per symbol (perturbed vs control); absent or null → unknown. */
   log2fc?: ReadonlyMap<string, number | null>;
+  /** The DE test's signed statistic per tested gene, when the job has one (model v4 reads it). */
+  testStatistic?: ReadonlyMap<string, number>;
   /**
    * Every gene the job's data measured (the count matrix's genes, or a DE table's rows, plus the
    * DEGs); absent when the job has only a DEG list.

@@ -120,7 +120,10 @@ export function prepareCase(model: Model, files: CaseFiles): PreparedCase {
   if (files.deTable !== null) {
     table = readDeTable(files.deTable, symbols);
     const i = table.genes.indexOf(expected);
-    if (i >= 0) table.logFC[i] = null;
+    if (i >= 0) {
+      table.logFC[i] = null;
+      if (table.stat) table.stat[i] = null;
+    }
     stat = statOf(files.deTable, symbols);
     stat.delete(expected);
   }

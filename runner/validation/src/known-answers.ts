@@ -41,21 +41,18 @@ export interface KnownAnswerCase {
   controlDepth?: ControlDepth;
 }
 
-/** The signed statistic column of a DE table (see KnownAnswerCase.stat). */
+/**
+ * The signed statistic of a DE table (see KnownAnswerCase.stat): its test statistic as
+ * readDeTable reads it, else its fold changes.
+ */
 export function statOf(text: string, symbols: Pick<SymbolTable, "resolve">): Map<string, number> {
-  const { columns, rows } = parseTsv(text);
-  const col = (name: string): number => columns.indexOf(name);
-  const curated = col("hgnc_symbol");
-  const [t, lr, fc] = [col("t") >= 0 ? col("t") : col("stat"), col("LR"), col("logFC")];
+  const table = readDeTable(text, symbols);
+  const values = table.stat ?? table.logFC;
   const out = new Map<string, number>();
-  for (const cells of rows) {
-    const cur = curated >= 0 ? cells[curated] : undefined;
-    const g = symbols.resolve(cur && cur !== "NA" ? cur : (cells[0] ?? ""));
-    if (g === null || out.has(g)) continue;
-    const num = (i: number): number => (i >= 0 ? Number(cells[i]) : NaN);
-    const v = t >= 0 ? num(t) : lr >= 0 ? Math.sign(num(fc)) * Math.sqrt(num(lr)) : num(fc);
-    if (Number.isFinite(v)) out.set(g, v);
-  }
+  table.genes.forEach((g, i) => {
+    const v = values[i];
+    if (v !== null && v !== undefined && Number.isFinite(v)) out.set(g, v);
+  });
   return out;
 }
 

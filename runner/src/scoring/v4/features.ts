@@ -31,7 +31,7 @@ export const LIST_KINDS = ["table", "signed", "one_sided", "unsigned"] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
 export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">): ListKind {
-  if (tableFoldChanges(input)) return "table";
+  if (tableStatistic(input)) return "table";
   let up = false;
   let down = false;
   for (const g of input.degs) {
@@ -93,16 +93,20 @@ const evidence = (p: unknown): number =>
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));
 
 /**
- * A DE table's fold changes over the genes it measured, or null for a bare (or signed) list:
- * a table measures far more genes than it calls DEGs.
+ * The per-gene statistic table ULM regresses: the DE test's statistic when the job has one, else
+ * the fold changes; null for a bare (or signed) list: a table measures far more genes than it
+ * calls DEGs. The test statistic is preferred because it weighs a fold change by how well it
+ * was measured: a lowly expressed gene's fold change is large and mostly noise.
  */
-export function tableFoldChanges(
-  input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">,
-): Map<string, number> | null {
+export function tableStatistic(
+  input: Pick<ScoreTargetsV2Input, "log2fc" | "testStatistic" | "degs">,
+): ReadonlyMap<string, number> | null {
+  const enough = (m: ReadonlyMap<string, number>): boolean => m.size >= Math.max(200, 2 * input.degs.length);
+  if (input.testStatistic && enough(input.testStatistic)) return input.testStatistic;
   if (!input.log2fc) return null;
   const out = new Map<string, number>();
   for (const [g, v] of input.log2fc) if (v !== null && Number.isFinite(v)) out.set(g, v);
-  return out.size >= Math.max(200, 2 * input.degs.length) ? out : null;
+  return enough(out) ? out : null;
 }
 
 /**
@@ -139,7 +143,7 @@ export function v4Features(
   }
   standardize(raw);
 
-  const table = tableFoldChanges(input);
+  const table = tableStatistic(input);
   const ulmTable = table ? ulmActivity(model, table, 5, true).t : null;
 
   const col = (name: V4Feature): number => V4_FEATURES.indexOf(name);

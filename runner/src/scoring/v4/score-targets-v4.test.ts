@@ -165,6 +165,27 @@ describe("model v4 scoring", async () => {
     ).toBe(true);
   });
 
+  it("regresses the table ULM on the DE test's statistic when the job has one, else on the fold changes", () => {
+    const genes = Array.from({ length: 300 }, (_, i) => `gene${i}`);
+    const noise = (i: number): number => Math.sin(i * 12.9898) * 0.5;
+    // H's targets moved a long way (fold changes) but, by the statistic, no more than the rest.
+    const fold = new Map([
+      ...genes.map((g, i): [string, number] => [g, noise(i)]),
+      ...["g1", "g2", "g3", "g4", "g5", "g6", "w"].map((g): [string, number] => [g, 4]),
+    ]);
+    const stat = new Map([...fold].map(([g], i): [string, number] => [g, noise(i + 1000)]));
+    const ulmOf = (i: Partial<ScoreTargetsV4Input>): number => {
+      const x = v4Features({ ...input, ...i }, scoreTargetsV3({ ...input, ...i }));
+      return x[model.sourceIndex("H") * N_V4_FEATURES + V4_FEATURES.indexOf("ulm_table")]!;
+    };
+    const onFold = ulmOf({ log2fc: fold });
+    const onStat = ulmOf({ log2fc: fold, testStatistic: stat });
+    expect(onStat).toBeCloseTo(ulmOf({ log2fc: stat }), 12);
+    expect(onFold).toBeGreaterThan(onStat + 0.5);
+    // A statistic over too few genes to be a table's is not read.
+    expect(ulmOf({ log2fc: fold, testStatistic: new Map([...stat].slice(0, 50)) })).toBe(onFold);
+  });
+
   it("turns layer evidence into within-job ranks: mean over the groups holding a candidate, and the best", () => {
     const F = N_V4_FEATURES;
     const x = new Float64Array(3 * F);
