@@ -214,7 +214,7 @@ withCommon(program.command("target-id").description("rank candidate targets"))
   )
   .option(
     "--de-table <file>",
-    "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl)",
+    "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl, model v4 the test statistic in t, stat or LR)",
   )
   .option("--dataset <file>", "merged .h5ad")
   .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {

@@ -53,6 +53,7 @@ export {
   layerRanks,
   downstreamTfEvidence,
   deriveFeatures,
+  hasLayerEvidence,
   layersBeyondV3,
   type LayersBeyondV3,
   type PerturbationType,

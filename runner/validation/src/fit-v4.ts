@@ -20,6 +20,7 @@ import {
   V4_CLASS_FEATURES,
   V4_FEATURES,
   deriveFeatures,
+  hasLayerEvidence,
   listSizeOf,
   LIST_SIZES,
   SCORINGS,
@@ -170,6 +171,38 @@ export const SPECS: Record<string, Spec> = {
     ],
     byType: [
       ...CLASS,
+      "raw_influence",
+      "ulm_table",
+      "propagated",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+    ],
+    byKind: [],
+    byGroup: [
+      "raw_influence",
+      "propagated",
+      "log_out_degree",
+      "is_tf",
+      "steps_1",
+      "below_apex",
+      "layer_rank",
+    ],
+    ridgeShared: 1,
+    ridgeType: 10,
+  },
+  "v4g: v4e with one off-network prior for every experiment (no deviation per type or group)": {
+    shared: [
+      ...EVIDENCE,
+      "layer_rank",
+      "layer_top",
+      "downstream_tf",
+      "propagated_signaling",
+      "ppi",
+      ...CLASS,
+    ],
+    byType: [
+      ...CLASS.filter((f) => f !== "off_network"),
       "raw_influence",
       "ulm_table",
       "propagated",
@@ -505,7 +538,7 @@ function outcome(
   ranked = d.nS,
 ): Outcome {
   const c = d.index.cases[k]!;
-  const r = midRanks(z);
+  const r = midRanks(tiered(d, k, z));
   // On the network's scale, as validate's qScale: the candidates beyond it cost when ranked above.
   const q = (rank: number): number => Math.min(1, rank / (d.nNetwork - 1));
   const qTargets: Record<string, number> = {};
@@ -519,6 +552,13 @@ function outcome(
     if (s !== undefined && s < ranked) qStar = Math.min(qStar ?? 1, q(r[s]!));
   }
   return { k, q: c.target >= 0 && c.target < ranked ? q(r[c.target]!) : null, qStar, qTargets, z };
+}
+
+/** The scores as the table orders them (score-targets-v4.ts): a protein beyond the network without layer evidence comes after the network's. */
+function tiered(d: Data, k: number, z: Float64Array): Float64Array {
+  const out = Float64Array.from(z);
+  for (let s = d.nNetwork; s < d.nS; s++) if (!hasLayerEvidence(d.x, s, k * d.stride)) out[s] = z[s]! - 1e6;
+  return out;
 }
 
 /** Probabilities softmax(z / temp). */

@@ -88,6 +88,23 @@ export const V4_FEATURES = [...EVIDENCE_FEATURES, ...V4_CLASS_FEATURES] as const
 export type V4Feature = (typeof V4_FEATURES)[number];
 export const N_V4_FEATURES = V4_FEATURES.length;
 
+/** The features of the evidence layers' tests (ChEA3/KEA3 libraries, PPI partners). */
+const LAYER_TEST_FEATURES = ["tf_binding", "tf_coexpression", "kinase", "ppi"] as const;
+/** ln(1 + −log10 0.05): the feature of a layer p-value of 0.05. */
+const LAYER_EVIDENCE_MIN = Math.log1p(-Math.log10(0.05));
+
+/**
+ * Whether a candidate (row `c` of a feature matrix) has a layer p-value below 0.05. The table
+ * ranks a protein beyond the network without one after the network's candidates (whatever its
+ * probability): nothing in the job points to it, and placed by its class prior alone it would
+ * push every network candidate the data point to weakly past thousands of chance picks.
+ */
+export function hasLayerEvidence(x: ArrayLike<number>, c: number, offset = 0): boolean {
+  return LAYER_TEST_FEATURES.some(
+    (f) => x[offset + c * N_V4_FEATURES + V4_FEATURES.indexOf(f)]! >= LAYER_EVIDENCE_MIN,
+  );
+}
+
 const evidence = (p: unknown): number =>
   typeof p === "number" && Number.isFinite(p) && p > 0 ? Math.log1p(Math.max(0, -Math.log10(p))) : 0;
 const symbolOf = (id: string): string => id.slice(0, id.lastIndexOf("|"));

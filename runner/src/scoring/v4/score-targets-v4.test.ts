@@ -247,6 +247,27 @@ describe("model v4 scoring", async () => {
     expect(scoreTargetsV3({ ...input, model: layered }).rows).toEqual(scoreTargetsV3(input).rows);
   });
 
+  it("ranks a protein beyond the network that no layer gives evidence to after the network's candidates, whatever its probability", () => {
+    const ppi = parsePairs(Buffer.from("P\tx\nP\ty\nP\tz\nA\tP\n"), "huri", SYMBOLS);
+    const layered = model.withLayers([ppi]);
+    // A class prior that favours every protein beyond the network.
+    const res = scoreTargetsV4({
+      ...input,
+      model: layered,
+      v4: toyModel({ shared: { ppi: 1, off_network: 5 } }),
+    });
+    const ids = res.rows.map((r) => r.id.split("|")[0]);
+    // P's partners are the DEGs: it has evidence and ranks by its score. x, y and z (each with
+    // the one partner P, not a DEG) have none: they follow every network candidate.
+    expect(row(res, "P").pvalue_ppi).toBeLessThan(0.05);
+    expect(ids[0]).toBe("P");
+    expect(ids.slice(-3).sort()).toEqual(["x", "y", "z"]);
+    expect(row(res, "x").probability).toBeGreaterThan(
+      Math.max(...model.sourceSymbols.map((s) => row(res, s).probability as number)),
+    );
+    expect(row(res, "x").in_prediction_set).toBe(true);
+  });
+
   it("writes every extra column it declares", () => {
     const res = scoreTargetsV4(input);
     expect(res.extraColumns).toEqual(V4_EXTRA_COLUMNS);

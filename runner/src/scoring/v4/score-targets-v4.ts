@@ -30,6 +30,7 @@ import {
   N_V4_FEATURES,
   V4_CLASS_FEATURES,
   V4_FEATURES,
+  hasLayerEvidence,
   listKindOf,
   layersBeyondV3,
   listSizeOf,
@@ -118,9 +119,13 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   );
   const ids = cands.symbols;
   const pData = Float64Array.from(base, (r) => r.pvalue);
+  const last = Uint8Array.from({ length: nC }, (_, c) =>
+    c >= cands.nNetwork && !hasLayerEvidence(x, c) ? 1 : 0,
+  );
   const order = Array.from({ length: nC }, (_, i) => i).sort(
     (a, b) =>
       tiers[a]! - tiers[b]! ||
+      last[a]! - last[b]! ||
       score[b]! - score[a]! ||
       pData[a]! - pData[b]! ||
       (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
