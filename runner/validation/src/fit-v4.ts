@@ -159,70 +159,6 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
-  "v4f: v4e without the off-network deviation per (type, kind)": {
-    shared: [
-      ...EVIDENCE,
-      "layer_rank",
-      "layer_top",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-      ...CLASS,
-    ],
-    byType: [
-      ...CLASS,
-      "raw_influence",
-      "ulm_table",
-      "propagated",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-    ],
-    byKind: [],
-    byGroup: [
-      "raw_influence",
-      "propagated",
-      "log_out_degree",
-      "is_tf",
-      "steps_1",
-      "below_apex",
-      "layer_rank",
-    ],
-    ridgeShared: 1,
-    ridgeType: 10,
-  },
-  "v4g: v4e with one off-network prior for every experiment (no deviation per type or group)": {
-    shared: [
-      ...EVIDENCE,
-      "layer_rank",
-      "layer_top",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-      ...CLASS,
-    ],
-    byType: [
-      ...CLASS.filter((f) => f !== "off_network"),
-      "raw_influence",
-      "ulm_table",
-      "propagated",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-    ],
-    byKind: [],
-    byGroup: [
-      "raw_influence",
-      "propagated",
-      "log_out_degree",
-      "is_tf",
-      "steps_1",
-      "below_apex",
-      "layer_rank",
-    ],
-    ridgeShared: 1,
-    ridgeType: 10,
-  },
   "v4c: v4a + evidence and class per (type, kind)": {
     shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
     byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
@@ -263,6 +199,27 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
+};
+
+const V4E =
+  SPECS["v4e: v4d + the candidates beyond the network (PPI evidence, off-network class per group)"]!;
+SPECS["v4f: v4e without the off-network deviation per (type, kind)"] = {
+  ...V4E,
+  byGroup: (V4E.byGroup ?? []).filter((f) => f !== "off_network"),
+};
+SPECS["v4g: v4e with one off-network prior for every experiment (no deviation per type or group)"] = {
+  ...V4E,
+  byType: V4E.byType.filter((f) => f !== "off_network"),
+  byGroup: (V4E.byGroup ?? []).filter((f) => f !== "off_network"),
+};
+SPECS["v4h: v4e with lighter ridge (3) on the deviations per type and group"] = {
+  ...V4E,
+  ridgeType: 3,
+};
+
+SPECS["v4i: v4e with ridge 5 on the deviations per type and group"] = {
+  ...V4E,
+  ridgeType: 5,
 };
 
 interface Data {
