@@ -88,6 +88,10 @@ export const V4_FEATURES = [...EVIDENCE_FEATURES, ...V4_CLASS_FEATURES] as const
 export type V4Feature = (typeof V4_FEATURES)[number];
 export const N_V4_FEATURES = V4_FEATURES.length;
 
+const COLUMN = Object.fromEntries(V4_FEATURES.map((f, i) => [f, i])) as Record<V4Feature, number>;
+/** A feature's column in the feature matrix (a lookup: the feature loops run per candidate). */
+export const featureColumn = (f: V4Feature): number => COLUMN[f];
+
 /** The features of the evidence layers' tests (ChEA3/KEA3 libraries, PPI partners). */
 const LAYER_TEST_FEATURES = ["tf_binding", "tf_coexpression", "kinase", "ppi"] as const;
 /** ln(1 + −log10 0.05): the feature of a layer p-value of 0.05. */
@@ -100,9 +104,7 @@ const LAYER_EVIDENCE_MIN = Math.log1p(-Math.log10(0.05));
  * push every network candidate the data point to weakly past thousands of chance picks.
  */
 export function hasLayerEvidence(x: ArrayLike<number>, c: number, offset = 0): boolean {
-  return LAYER_TEST_FEATURES.some(
-    (f) => x[offset + c * N_V4_FEATURES + V4_FEATURES.indexOf(f)]! >= LAYER_EVIDENCE_MIN,
-  );
+  return LAYER_TEST_FEATURES.some((f) => x[offset + c * N_V4_FEATURES + COLUMN[f]]! >= LAYER_EVIDENCE_MIN);
 }
 
 const evidence = (p: unknown): number =>
@@ -163,7 +165,7 @@ export function v4Features(
   const table = tableStatistic(input);
   const ulmTable = table ? ulmActivity(model, table, 5, true).t : null;
 
-  const col = (name: V4Feature): number => V4_FEATURES.indexOf(name);
+  const col = featureColumn;
   const [cProp, cTfB, cTfC, cKin, cUlm, cDir] = [
     col("propagated"),
     col("tf_binding"),
@@ -238,7 +240,7 @@ export function layersBeyondV3(input: ScoreTargetsV2Input): LayersBeyondV3 {
 function writeLayerFeatures(model: Model, layers: LayersBeyondV3, x: Float64Array): void {
   const cands = v4Candidates(model);
   const F = N_V4_FEATURES;
-  const col = (name: V4Feature): number => V4_FEATURES.indexOf(name);
+  const col = featureColumn;
   const degree = ppiDegree(model);
   for (let c = 0; c < cands.n; c++) {
     x[c * F + col("ppi")] = evidence(layers.ppi[c]);
@@ -267,7 +269,7 @@ export function deriveFeatures(model: Model, x: Float64Array): void {
   layerRanks(x, nC);
   downstreamTfEvidence(model, x);
   const [cProp, cTf, cOut] = (["propagated", "is_tf", "propagated_signaling"] as const).map((f) =>
-    V4_FEATURES.indexOf(f),
+    featureColumn(f),
   );
   for (let s = 0; s < nC; s++) x[s * F + cOut!] = x[s * F + cTf!] === 1 ? 0 : x[s * F + cProp!]!;
 }
@@ -287,9 +289,7 @@ export function downstreamTfEvidence(model: Model, x: Float64Array): void {
   const nS = model.nSources;
   const g = model.graph;
   const nP = g.proteinNodes.length;
-  const cols = (["ulm", "ulm_table", "tf_binding", "tf_coexpression"] as const).map((f) =>
-    V4_FEATURES.indexOf(f),
-  );
+  const cols = (["ulm", "ulm_table", "tf_binding", "tf_coexpression"] as const).map((f) => featureColumn(f));
   // TF activity evidence per protein (layer index); 0 for proteins that are not candidates.
   const tfEv = new Float64Array(nP);
   const cls = sourceClasses(model);
@@ -319,7 +319,7 @@ export function downstreamTfEvidence(model: Model, x: Float64Array): void {
     for (let p = 0; p < nP; p++) acc[p] = Math.max(acc[p]!, next[p]!);
     d = next;
   }
-  const c = V4_FEATURES.indexOf("downstream_tf");
+  const c = featureColumn("downstream_tf");
   for (let s = 0; s < nS; s++) x[s * F + c] = acc[model.sourceProteins[s]!]!;
 }
 
@@ -331,7 +331,7 @@ export function downstreamTfEvidence(model: Model, x: Float64Array): void {
  */
 export function layerRanks(x: Float64Array, nC: number): void {
   const F = N_V4_FEATURES;
-  const groups = (["tf_binding", "tf_coexpression", "kinase"] as const).map((g) => V4_FEATURES.indexOf(g));
+  const groups = (["tf_binding", "tf_coexpression", "kinase"] as const).map((g) => featureColumn(g));
   const sum = new Float64Array(nC);
   const held = new Int32Array(nC);
   const top = new Float64Array(nC);
@@ -347,8 +347,8 @@ export function layerRanks(x: Float64Array, nC: number): void {
       top[s] = Math.max(top[s]!, v);
     });
   }
-  const cRank = V4_FEATURES.indexOf("layer_rank");
-  const cTop = V4_FEATURES.indexOf("layer_top");
+  const cRank = featureColumn("layer_rank");
+  const cTop = featureColumn("layer_top");
   for (let s = 0; s < nC; s++) {
     x[s * F + cRank] = held[s]! > 0 ? sum[s]! / held[s]! : 0;
     x[s * F + cTop] = top[s]!;

@@ -30,6 +30,7 @@ import {
   N_V4_FEATURES,
   V4_CLASS_FEATURES,
   V4_FEATURES,
+  featureColumn,
   hasLayerEvidence,
   listKindOf,
   layersBeyondV3,
@@ -50,6 +51,8 @@ export interface ScoreTargetsV4Input extends ScoreTargetsV3Input {
 
 /** The class features: what the prior (`prior`, `prior_logit`) is made of. */
 const CLASS_FEATURES: ReadonlySet<V4Feature> = new Set(V4_CLASS_FEATURES);
+/** 1 in the columns of the class features (the score loop reads it per candidate and feature). */
+const IS_CLASS_COLUMN = Uint8Array.from(V4_FEATURES, (f) => (CLASS_FEATURES.has(f) ? 1 : 0));
 
 /** Where a candidate sits, in words (the `candidate_class` column). */
 function classOf(cls: ReturnType<typeof sourceClasses>, s: number): string {
@@ -92,7 +95,7 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     for (let f = 0; f < F; f++) {
       const term = w[f]! * x[c * F + f]!;
       v += term;
-      if (CLASS_FEATURES.has(V4_FEATURES[f]!)) pr += term;
+      if (IS_CLASS_COLUMN[f] === 1) pr += term;
     }
     score[c] = v;
     priorLogit[c] = pr;
@@ -132,8 +135,8 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
   );
   const q = benjaminiYekutieli(pData);
   const cls = sourceClasses(model);
-  const cRaw = V4_FEATURES.indexOf("raw_influence");
-  const cUlmT = V4_FEATURES.indexOf("ulm_table");
+  const cRaw = featureColumn("raw_influence");
+  const cUlmT = featureColumn("ulm_table");
   const rows: TargetScoreRow[] = order.map((c, rank) => {
     const network = c < cands.nNetwork;
     return {
