@@ -22,7 +22,7 @@ import { v4Candidates } from "./candidates.ts";
 export { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
 
 /**
- * What the job's DEG evidence is: a DE table (fold changes of every measured gene), a signed
+ * What the job's DEG evidence is: a DE table (a statistic or fold change for every measured gene), a signed
  * list (DEGs up and down), a one-sided list (signs given, all the same way: e.g. only the genes
  * a knockdown raised), or an unsigned list. Each kind has its own calibration: the same model
  * is more or less sure of itself depending on what it was given.
@@ -30,7 +30,7 @@ export { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
 export const LIST_KINDS = ["table", "signed", "one_sided", "unsigned"] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
-export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "degs">): ListKind {
+export function listKindOf(input: Pick<ScoreTargetsV2Input, "log2fc" | "testStatistic" | "degs">): ListKind {
   if (tableStatistic(input)) return "table";
   let up = false;
   let down = false;
