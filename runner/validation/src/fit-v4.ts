@@ -1,5 +1,5 @@
 /**
- * `node runner/validation/src/fit-v4.ts [--features DIR] [--folds K] [--spec NAME]`: how model
+ * `node runner/validation/src/fit-v4.ts [--features DIR] [--folds K] [--spec NAME] [--write]`: how model
  * v4's weights, temperature and conformal thresholds were chosen (runner/docs/model-v4.md).
  *
  * Reads the feature cache of features-v4.ts (both development sets), fits a conditional logit
@@ -9,9 +9,11 @@
  * (median q, ligands by q*, top 5 %, per-target AUROC) beside v3, the temperature and calibration
  * (ECE) of the held-out probabilities, and the empirical coverage and median size of split-
  * conformal (APS) 90 % sets, Mondrian per perturbation type, each fold's thresholds taken from
- * the other folds. Prints the constants v4 ships (fitted on all cases). Benchmark code only.
+ * the other folds. Prints the constants v4 ships (fitted on all cases); `--write` writes them to
+ * runner/src/scoring/v4/v4-model.json. Benchmark code only.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -26,6 +28,8 @@ import {
   SCORINGS,
   type ListKind,
   type V4Feature,
+  V4_MODEL_PATH,
+  V4ModelSchema,
 } from "@causeway/runner/scoring";
 import { sharedData } from "../../../test/shared-data.ts";
 import type { Model } from "@causeway/runner/model";
@@ -718,9 +722,11 @@ async function main(): Promise<void> {
       folds: { type: "string" },
       spec: { type: "string", multiple: true },
       "conservative-sets": { type: "boolean" },
+      write: { type: "boolean" },
     },
   });
   conservativeSets = values["conservative-sets"] === true;
+  const write = values.write === true;
   const ctx = await defaultNetworkContext();
   const model = await ctx.bundle(SCORINGS.v4.walk);
   const d = load(resolve(values.features ?? DEFAULT_FEATURE_CACHE), model);
@@ -872,67 +878,65 @@ async function main(): Promise<void> {
     const probsAll = new Map(ranked.map((o) => [o.k, softmax(o.z, temp)]));
     const tausAll = thresholds(ranked, d, probsAll);
     const layoutP = layout(spec);
-    console.log(`\nshipped constants (fitted on all ${ranked.length} ranked cases):`);
-    console.log(
-      JSON.stringify(
-        {
-          shared: Object.fromEntries(spec.shared.map((f, i) => [f, +wAll[i]!.toFixed(4)])),
-          byType: Object.fromEntries(
-            PERTURBATION_TYPES.map((t, ti) => [
-              t,
-              Object.fromEntries(
-                spec.byType.map((f, i) => [
-                  f,
-                  +wAll[spec.shared.length + ti * spec.byType.length + i]!.toFixed(4),
-                ]),
-              ),
+    const constants = {
+      shared: Object.fromEntries(spec.shared.map((f, i) => [f, +wAll[i]!.toFixed(4)])),
+      byType: Object.fromEntries(
+        PERTURBATION_TYPES.map((t, ti) => [
+          t,
+          Object.fromEntries(
+            spec.byType.map((f, i) => [
+              f,
+              +wAll[spec.shared.length + ti * spec.byType.length + i]!.toFixed(4),
             ]),
           ),
-          byKind: Object.fromEntries(
-            LIST_KINDS.map((kd, ki) => [
-              kd,
-              Object.fromEntries(
-                spec.byKind.map((f, i) => [
-                  f,
-                  +wAll[spec.shared.length + T * spec.byType.length + ki * spec.byKind.length + i]!.toFixed(
-                    4,
-                  ),
-                ]),
-              ),
+        ]),
+      ),
+      byKind: Object.fromEntries(
+        LIST_KINDS.map((kd, ki) => [
+          kd,
+          Object.fromEntries(
+            spec.byKind.map((f, i) => [
+              f,
+              +wAll[spec.shared.length + T * spec.byType.length + ki * spec.byKind.length + i]!.toFixed(4),
             ]),
           ),
-          byGroup: Object.fromEntries(
-            PERTURBATION_TYPES.flatMap((t, ti) =>
-              LIST_KINDS.map((kd, ki) => [
-                `${t}/${kd}`,
-                Object.fromEntries(
-                  (spec.byGroup ?? []).map((f, i) => [
-                    f,
-                    +wAll[
-                      spec.shared.length +
-                        T * spec.byType.length +
-                        LIST_KINDS.length * spec.byKind.length +
-                        (ti * LIST_KINDS.length + ki) * (spec.byGroup ?? []).length +
-                        i
-                    ]!.toFixed(4),
-                  ]),
-                ),
+        ]),
+      ),
+      byGroup: Object.fromEntries(
+        PERTURBATION_TYPES.flatMap((t, ti) =>
+          LIST_KINDS.map((kd, ki) => [
+            `${t}/${kd}`,
+            Object.fromEntries(
+              (spec.byGroup ?? []).map((f, i) => [
+                f,
+                +wAll[
+                  spec.shared.length +
+                    T * spec.byType.length +
+                    LIST_KINDS.length * spec.byKind.length +
+                    (ti * LIST_KINDS.length + ki) * (spec.byGroup ?? []).length +
+                    i
+                ]!.toFixed(4),
               ]),
             ),
-          ),
-          temperature: +temp.toFixed(4),
-          predictionSet: Object.fromEntries(
-            [...tausAll].map(([g, r]) => [
-              g,
-              { rule: r.rule, value: r.rule === "aps" ? +r.value.toFixed(6) : r.value },
-            ]),
-          ),
-          parameters: layoutP.P,
-        },
-        null,
-        1,
+          ]),
+        ),
       ),
+      temperature: +temp.toFixed(4),
+      predictionSet: Object.fromEntries(
+        [...tausAll].map(([g, r]) => [
+          g,
+          { rule: r.rule, value: r.rule === "aps" ? +r.value.toFixed(6) : r.value },
+        ]),
+      ),
+    };
+    console.log(
+      `\nshipped constants (fitted on all ${ranked.length} ranked cases, ${layoutP.P} parameters):`,
     );
+    console.log(JSON.stringify(constants, null, 1));
+    if (write) {
+      writeFileSync(V4_MODEL_PATH, `${JSON.stringify(V4ModelSchema.parse(constants), null, 2)}\n`);
+      console.log(`written to ${fileURLToPath(V4_MODEL_PATH)}`);
+    }
   }
 }
 

@@ -1,0 +1,22 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { V4_MODEL, V4_MODEL_PATH, V4ModelSchema } from "./weights.ts";
+
+describe("v4-model.json", () => {
+  const file = JSON.parse(readFileSync(V4_MODEL_PATH, "utf8")) as Record<string, unknown>;
+
+  it("is the model v4 scores with: every weight group, a temperature and a set rule per calibration group", () => {
+    expect(V4ModelSchema.parse(file)).toEqual(V4_MODEL);
+    expect(Object.keys(V4_MODEL.predictionSet)).toHaveLength(6 * 4 * 2);
+  });
+
+  it("refuses a file a fit could get wrong: an unknown feature, a missing calibration group, a stray field", () => {
+    const withFeature = { ...file, shared: { ...V4_MODEL.shared, not_a_feature: 1 } };
+    expect(V4ModelSchema.safeParse(withFeature).success).toBe(false);
+    const sets = { ...V4_MODEL.predictionSet } as Record<string, unknown>;
+    delete sets["ligand/signed/long"];
+    expect(V4ModelSchema.safeParse({ ...file, predictionSet: sets }).success).toBe(false);
+    expect(V4ModelSchema.safeParse({ ...file, parameters: 400 }).success).toBe(false);
+    expect(V4ModelSchema.safeParse({ ...file, temperature: 0 }).success).toBe(false);
+  });
+});
