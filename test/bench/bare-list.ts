@@ -1,12 +1,14 @@
 /**
- * The bare signed DEG list the model benchmarks score beside the Kang case: a ChEA3 knockout's
+ * What the model benchmarks score. The bare signed DEG list, beside the Kang case: a ChEA3 knockout's
  * up and down genes (known_answers_v2) on the genome-wide universe, as a job scores a submitted
  * list without a DE table.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Model } from "@causeway/runner/model";
-import { sharedData } from "../shared-data.ts";
+import { caseInput } from "../../runner/validation/src/calibration.ts";
+import { readCase } from "../../runner/validation/src/known-answers.ts";
+import { KNOWN_ANSWERS_DIR, sharedData } from "../shared-data.ts";
 
 const BARE_CASE = join(sharedData("known_answers_v2"), "chea3_ahr_ko_mouse_gse19411_c1468");
 
@@ -39,4 +41,20 @@ export async function bareSignedList(model: Model) {
       log2fc: signs,
     }),
   };
+}
+
+/**
+ * The two inputs every model benchmark scores: the Kang CD14 case (DEG list with its DE table)
+ * and the bare signed list above, each built for whichever model scores it.
+ */
+export async function benchInputs(model: Model) {
+  const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", model.symbols);
+  const bare = await bareSignedList(model);
+  return [
+    {
+      label: "Kang CD14 DEG list + DE table",
+      input: (m: Model) => ({ ...caseInput(m, c, c.degs), seedSource: "bench/" }),
+    },
+    { label: `bare signed DEG list (${bare.degs.length} genes, genome-wide universe)`, input: bare.input },
+  ];
 }

@@ -42,7 +42,7 @@ export interface DeTableSelection {
 
 const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/, "$1");
 
-/** Splits on tabs when the header has any, else on commas (quoted fields without embedded commas). */
+/** Splits on tabs when the header holds a tab, else on commas (quoted fields without embedded commas). */
 function rowsOf(text: string): string[][] {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
   const sep = lines[0]?.includes("\t") ? "\t" : ",";

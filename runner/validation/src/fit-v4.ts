@@ -130,39 +130,6 @@ export const SPECS: Record<string, Spec> = {
     ridgeShared: 1,
     ridgeType: 10,
   },
-  "v4e: v4d + the candidates beyond the network (PPI evidence, off-network class per group)": {
-    shared: [
-      ...EVIDENCE,
-      "layer_rank",
-      "layer_top",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-      ...CLASS,
-    ],
-    byType: [
-      ...CLASS,
-      "raw_influence",
-      "ulm_table",
-      "propagated",
-      "downstream_tf",
-      "propagated_signaling",
-      "ppi",
-    ],
-    byKind: [],
-    byGroup: [
-      "raw_influence",
-      "propagated",
-      "log_out_degree",
-      "is_tf",
-      "steps_1",
-      "below_apex",
-      "layer_rank",
-      "off_network",
-    ],
-    ridgeShared: 1,
-    ridgeType: 10,
-  },
   "v4c: v4a + evidence and class per (type, kind)": {
     shared: [...EVIDENCE, "layer_rank", "layer_top", "downstream_tf", ...CLASS],
     byType: [...CLASS, "raw_influence", "ulm_table", "propagated", "downstream_tf"],
@@ -205,8 +172,14 @@ export const SPECS: Record<string, Spec> = {
   },
 };
 
-const V4E =
-  SPECS["v4e: v4d + the candidates beyond the network (PPI evidence, off-network class per group)"]!;
+const V4D = SPECS["v4d: v4c + propagated evidence of non-TFs"]!;
+const V4E: Spec = {
+  ...V4D,
+  shared: [...V4D.shared, "ppi"],
+  byType: [...V4D.byType, "ppi"],
+  byGroup: [...(V4D.byGroup ?? []), "off_network"],
+};
+SPECS["v4e: v4d + the candidates beyond the network (PPI evidence, off-network class per group)"] = V4E;
 SPECS["v4f: v4e without the off-network deviation per (type, kind)"] = {
   ...V4E,
   byGroup: (V4E.byGroup ?? []).filter((f) => f !== "off_network"),

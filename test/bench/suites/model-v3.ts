@@ -9,10 +9,8 @@
 import { loadLayersFromDir } from "@causeway/runner/libraries";
 import { buildModelFromFiles } from "@causeway/runner/model";
 import { SCORINGS, scoreTargets, scoreTargetsV3 } from "@causeway/runner/scoring";
-import { caseInput } from "../../../runner/validation/src/calibration.ts";
-import { readCase } from "../../../runner/validation/src/known-answers.ts";
-import { DEFAULT_NETWORK, HGNC_DIR, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
-import { bareSignedList } from "../bare-list.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, sharedData } from "../../shared-data.ts";
+import { benchInputs } from "../bare-list.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
 export const suite: BenchSuite = {
@@ -27,23 +25,12 @@ export const suite: BenchSuite = {
       layers = await loadLayersFromDir(sharedData("libraries"), v3Bundle.symbols);
     });
     const v3Model = v3Bundle.withLayers(layers);
-    const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", v1Model.symbols);
-    const bareList = await bareSignedList(v1Model);
-    const bareDegs = bareList.degs;
-    const bare = bareList.input;
     const rows: BenchRow[] = [];
-    const inputs = [
-      {
-        label: "Kang CD14 DEG list + DE table",
-        v1: { ...caseInput(v1Model, c, c.degs), seedSource: "bench/" },
-        v3: { ...caseInput(v3Model, c, c.degs), seedSource: "bench/" },
-      },
-      {
-        label: `bare signed DEG list (${bareDegs.length} genes, genome-wide universe)`,
-        v1: bare(v1Model),
-        v3: bare(v3Model),
-      },
-    ];
+    const inputs = (await benchInputs(v1Model)).map((i) => ({
+      label: i.label,
+      v1: i.input(v1Model),
+      v3: i.input(v3Model),
+    }));
     for (const i of inputs) {
       scoreTargetsV3(i.v3); // resolves the layers to the model's indices, once per model as in a runner
       const t1 = await timeIt(() => scoreTargets(i.v1));

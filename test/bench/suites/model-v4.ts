@@ -10,10 +10,8 @@ import { readFile } from "node:fs/promises";
 import { loadLayersFromDir, pairsLayerName, parsePairs } from "@causeway/runner/libraries";
 import { buildModelFromFiles } from "@causeway/runner/model";
 import { SCORINGS, scoreTargetsV3, scoreTargetsV4, v4Candidates } from "@causeway/runner/scoring";
-import { caseInput } from "../../../runner/validation/src/calibration.ts";
-import { readCase } from "../../../runner/validation/src/known-answers.ts";
-import { DEFAULT_NETWORK, HGNC_DIR, HURI_PAIRS, KNOWN_ANSWERS_DIR, sharedData } from "../../shared-data.ts";
-import { bareSignedList } from "../bare-list.ts";
+import { DEFAULT_NETWORK, HGNC_DIR, HURI_PAIRS, sharedData } from "../../shared-data.ts";
+import { benchInputs } from "../bare-list.ts";
 import { timeIt, type BenchRow, type BenchSuite } from "../bench.ts";
 
 export const suite: BenchSuite = {
@@ -32,22 +30,11 @@ export const suite: BenchSuite = {
     });
     const v3Model = bundle.withLayers(libraries);
     const v4Model = bundle.withLayers([...libraries, ppi]);
-    const c = await readCase(KNOWN_ANSWERS_DIR, "kang2018_ifnb_cd14mono", bundle.symbols);
-    const bareList = await bareSignedList(bundle);
-    const bareDegs = bareList.degs;
-    const bare = bareList.input;
-    const inputs = [
-      {
-        label: "Kang CD14 DEG list + DE table",
-        v3: { ...caseInput(v3Model, c, c.degs), seedSource: "bench/" },
-        v4: { ...caseInput(v4Model, c, c.degs), seedSource: "bench/" },
-      },
-      {
-        label: `bare signed DEG list (${bareDegs.length} genes, genome-wide universe)`,
-        v3: bare(v3Model),
-        v4: bare(v4Model),
-      },
-    ];
+    const inputs = (await benchInputs(bundle)).map((i) => ({
+      label: i.label,
+      v3: i.input(v3Model),
+      v4: i.input(v4Model),
+    }));
     const rows: BenchRow[] = [];
     const nCandidates = v4Candidates(v4Model).n;
     for (const i of inputs) {
