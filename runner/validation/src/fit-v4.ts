@@ -8,9 +8,9 @@
  * by K-fold cross-validation grouped by `split_group`. Reports held-out figures per source
  * (median q, ligands by q*, top 5 %, per-target AUROC) beside v3, the temperature and calibration
  * (ECE) of the held-out probabilities, and the empirical coverage and median size of split-
- * conformal (APS) 90 % sets, Mondrian per perturbation type, each fold's thresholds taken from
- * the other folds. Prints the constants v4 ships (fitted on all cases); `--write` writes them to
- * runner/src/scoring/v4/v4-model.json. Benchmark code only.
+ * conformal 90 % sets, Mondrian per calibration group with every split group weighing the same,
+ * each fold's thresholds taken from the other folds. Prints the constants v4 ships (fitted on all
+ * cases); `--write` writes them to runner/src/scoring/v4/v4-model.json. Benchmark code only.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -37,6 +37,7 @@ import { defaultNetworkContext } from "./context.ts";
 import { existsSync } from "node:fs";
 import type { CaseRecord } from "./benchmark.ts";
 import { DEFAULT_FEATURE_CACHE, type FeatureIndex, type FeatureCase } from "./features-v4.ts";
+import { conformalTau } from "./conformal.ts";
 import { median } from "./metrics.ts";
 import { perTargetAuroc } from "./summary.ts";
 
@@ -52,6 +53,8 @@ interface Spec {
   byGroup?: readonly V4Feature[];
   ridgeShared: number;
   ridgeType: number;
+  /** The ridge of the (type, kind) deviations; absent: ridgeType. */
+  ridgeGroup?: number;
 }
 
 const EVIDENCE: V4Feature[] = [
@@ -198,6 +201,16 @@ SPECS["v4i: v4e with ridge 5 on the deviations per type and group"] = {
   ...V4E,
   ridgeType: 5,
 };
+/** The TF and kinase activity evidence: a regulator's own signal, which means different things per experiment. */
+const ACTIVITY: V4Feature[] = ["ulm", "tf_binding", "tf_coexpression", "kinase", "layer_top", "ulm_table"];
+const V4M: Spec = { ...V4E, byGroup: [...(V4E.byGroup ?? []), ...ACTIVITY] };
+SPECS["v4m: v4e + the layer and ULM evidence per (type, kind)"] = V4M;
+const V4N: Spec = { ...V4M, ridgeGroup: 3 };
+SPECS["v4n: v4m with ridge 3 on the (type, kind) deviations"] = V4N;
+SPECS["v4p: v4n + downstream and signalling evidence per (type, kind)"] = {
+  ...V4N,
+  byGroup: [...(V4N.byGroup ?? []), "downstream_tf", "propagated_signaling", "direct"],
+};
 
 interface Data {
   index: FeatureIndex;
@@ -314,7 +327,10 @@ function scoresOf(d: Data, k: number, spec: Spec, w: Float64Array): Float64Array
 function fit(d: Data, cases: readonly number[], spec: Spec, start?: Float64Array): Float64Array {
   const { P, effCols } = layout(spec);
   const S = spec.shared.length;
-  const ridge = Float64Array.from({ length: P }, (_, p) => (p < S ? spec.ridgeShared : spec.ridgeType));
+  const groupFrom = S + T * spec.byType.length + LIST_KINDS.length * spec.byKind.length;
+  const ridge = Float64Array.from({ length: P }, (_, p) =>
+    p < S ? spec.ridgeShared : p < groupFrom ? spec.ridgeType : (spec.ridgeGroup ?? spec.ridgeType),
+  );
   // The likelihood of a case is the probability of its accepted set (a ligand or its receptors).
   const terms = (w: Float64Array) => {
     let ll = 0;
@@ -526,13 +542,6 @@ function apsSize(p: Float64Array, tau: number): number {
   return sorted.length;
 }
 
-/** The conformal threshold: the ⌈(n+1)(1−α)⌉-th smallest score (1, the whole list, when too few). */
-function conformalTau(scores: readonly number[], alpha: number): number {
-  const s = [...scores].sort((a, b) => a - b);
-  const i = Math.ceil((s.length + 1) * (1 - alpha)) - 1;
-  return i >= s.length ? 1 : s[i]!;
-}
-
 function fitTemperature(outs: readonly Outcome[], d: Data): number {
   const nll = (temp: number): number => {
     let v = 0;
@@ -609,8 +618,6 @@ function eceWith(outs: readonly Outcome[], d: Data, probs: Map<number, Float64Ar
 
 /** Fewest calibration cases a Mondrian group needs before it gets its own threshold. */
 const MIN_GROUP = 30;
-/** `--conservative-sets`: see `thresholds`. */
-let conservativeSets = false;
 
 /** A case's calibration group: perturbation type, list kind, list size. */
 const groupOf = (d: Data, k: number): string =>
@@ -649,24 +656,19 @@ function thresholds(
   probs: Map<number, Float64Array>,
 ): Map<string, SetRule> {
   const ruleOf = (os: readonly Outcome[]): SetRule => {
+    const groups = os.map((o) => d.index.cases[o.k]!.group);
     const tau = conformalTau(
       os.map((o) => apsScore(probs.get(o.k)!, d.accepted[o.k]!)),
+      groups,
       0.1,
     );
     const ranks = os.map((o) => firstAcceptedRank(probs.get(o.k)!, d.accepted[o.k]!) / d.nS);
-    const k = Math.ceil(conformalTau(ranks, 0.1) * d.nS);
+    const k = Math.ceil(conformalTau(ranks, groups, 0.1) * d.nS);
     const apsMedian = median(os.map((o) => apsSize(probs.get(o.k)!, tau)));
     return k < apsMedian ? { rule: "top", value: k } : { rule: "aps", value: tau };
   };
-  const medianSize = (os: readonly Outcome[], rule: SetRule): number =>
-    median(os.map((o) => setSize(probs.get(o.k)!, rule)));
-  // Conservative: a group's own rule only where it gives sets at least as large as its parent's
-  // on the group's cases (a small group's cases need not resemble the experiments it will see).
-  const pick = (os: readonly Outcome[], fallback: SetRule): SetRule => {
-    if (os.length < MIN_GROUP) return fallback;
-    const own = ruleOf(os);
-    return conservativeSets && medianSize(os, fallback) > medianSize(os, own) ? fallback : own;
-  };
+  const pick = (os: readonly Outcome[], fallback: SetRule): SetRule =>
+    os.length < MIN_GROUP ? fallback : ruleOf(os);
   const all = ruleOf(cal);
   const out = new Map<string, SetRule>();
   PERTURBATION_TYPES.forEach((t, ti) => {
@@ -694,11 +696,9 @@ async function main(): Promise<void> {
       features: { type: "string" },
       folds: { type: "string" },
       spec: { type: "string", multiple: true },
-      "conservative-sets": { type: "boolean" },
       write: { type: "boolean" },
     },
   });
-  conservativeSets = values["conservative-sets"] === true;
   const write = values.write === true;
   const ctx = await defaultNetworkContext();
   const model = await ctx.bundle(SCORINGS.v4.walk);

@@ -25,10 +25,10 @@ export type V4CalibrationGroup = `${V4Group}/${ListSize}`;
 type Weights = Partial<Record<V4Feature, number>>;
 
 /**
- * A 90 % prediction set rule, split-conformal on held-out development cases: `aps`, the fewest
- * most probable candidates whose probabilities reach `value` (adaptive: small when the model is
- * sure); `top`, the `value` most probable (for a group whose probabilities are not sharp enough
- * for the adaptive rule to give smaller sets).
+ * A 90 % prediction set rule, split-conformal on held-out development cases (each split group
+ * weighing the same): `aps`, the fewest most probable candidates whose probabilities reach
+ * `value` (adaptive: small when the model is sure); `top`, the `value` most probable (for a group
+ * whose probabilities are not sharp enough for the adaptive rule to give smaller sets).
  */
 export interface SetRule {
   rule: "aps" | "top";
