@@ -58,19 +58,30 @@ const cliJobs = new Map<string, Promise<string>>();
 const webIds: string[] = [];
 
 async function causeway(args: string[]): Promise<string> {
-  const { stdout } = await exec(NODE, ["api/src/client/cli.ts", ...args], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: work,
-      CAUSEWAY_URL: server.base,
-      CAUSEWAY_API_KEY: key,
-      CAUSEWAY_CONFIG: join(work, "no-config.json"),
-    },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 280_000,
-  });
-  return stdout;
+  try {
+    const { stdout } = await exec(NODE, ["api/src/client/cli.ts", ...args], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: work,
+        CAUSEWAY_URL: server.base,
+        CAUSEWAY_API_KEY: key,
+        CAUSEWAY_CONFIG: join(work, "no-config.json"),
+      },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 280_000,
+    });
+    return stdout;
+  } catch (e) {
+    // A command killed at its timeout says only "Command failed": say how it ended and what the
+    // server was doing meanwhile.
+    const { code, signal, stderr } = e as { code?: number | null; signal?: string | null; stderr?: string };
+    throw new Error(
+      `causeway ${args.slice(0, 3).join(" ")} … ended with exit ${code ?? "none"}, signal ${signal ?? "none"}\n` +
+        `stderr:\n${stderr ?? ""}\nserver log (tail):\n${server.log().slice(-3000)}`,
+      { cause: e },
+    );
+  }
 }
 
 const lastJson = (stdout: string): unknown => JSON.parse(stdout.trim().split("\n").at(-1)!);

@@ -14,7 +14,8 @@
  * candidate is the driver given that the driver is a candidate; `in_prediction_set` marks the
  * fewest top candidates whose probabilities reach the conformal threshold of the job's
  * calibration group, or a fixed number of them (split conformal, calibrated on held-out cases,
- * every split group weighing the same, to hold the driver 90 % of the time). `pvalue` stays v3's data-only p-value: neither the prior nor the fitted weights enter it.
+ * every split group weighing the same, to hold the driver 90 % of the time). `pvalue` stays v3's
+ * data-only p-value: neither the prior nor the fitted weights enter it.
  */
 import { V4_EXTRA_COLUMNS } from "@causeway/contract";
 import { LAYER_KINDS } from "../../libraries/gmt.ts";
