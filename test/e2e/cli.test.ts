@@ -3,53 +3,29 @@
  * the embedded server, the Kang 2018 split pair submitted with --wait --json, every result
  * downloaded with checksums, the graph, paths, quota, list, a profile file, and one-line errors.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
 import { validate as validateXml } from "fast-xml-parser";
 import { parseCausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { selectGraph } from "@causeway/runner/graph/select";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KANG_DIR, REPO_ROOT } from "../shared-data.ts";
-import { NODE, startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
+import { KANG_DIR } from "../shared-data.ts";
+import { runCli, type CliRun } from "./causeway-cli.ts";
+import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
-const exec = promisify(execFile);
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 let server: EmbeddedServer;
 let work: string;
 let env: NodeJS.ProcessEnv;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** Runs the CLI: through npx (the installed bin) or straight with Node 24. */
-async function causeway(
-  args: string[],
-  options: { npx?: boolean; env?: NodeJS.ProcessEnv } = {},
-): Promise<Run> {
-  const [cmd, argv] = options.npx
-    ? ["npx", ["--no-install", "causeway", ...args]]
-    : [NODE, ["api/src/client/cli.ts", ...args]];
-  try {
-    const { stdout, stderr } = await exec(cmd, argv, {
-      cwd: REPO_ROOT,
-      env: options.env ?? env,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const causeway = (args: string[], options: { npx?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Run> =>
+  runCli(args, options.env ?? env, { npx: options.npx });
 
 /** `submit` of the Kang split pair for target validation of STAT1, as the README writes it. */
 const splitSubmit = (degs: string) => [

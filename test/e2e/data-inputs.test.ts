@@ -7,19 +7,17 @@
  * on the status record and in `causeway status`; `causeway prepare` turning the merged file into
  * an accepted CD14+ monocyte pair in one command, and subsampling under a lower cap.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeKangRenamed } from "../../runner/test/fixtures/anndata/kang-renamed.ts";
 import { waitFor } from "../harness/proc.ts";
-import { HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
-import { NODE, startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
+import { HGNC_DIR, KANG_DIR } from "../shared-data.ts";
+import { runCli, cliEnv, type CliRun } from "./causeway-cli.ts";
+import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
-const exec = promisify(execFile);
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 const FIELDS = {
   condition_column: "arm",
@@ -78,26 +76,7 @@ function finished(id: string): Promise<Status> {
 const stat1Percent = (s: Status): number =>
   s.results?.find((r) => r.id === "STAT1|PROTEIN")?.rank_percentage ?? Number.POSITIVE_INFINITY;
 
-async function causeway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(NODE, ["api/src/client/cli.ts", ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: work,
-        CAUSEWAY_URL: server.base,
-        CAUSEWAY_API_KEY: key,
-        CAUSEWAY_CONFIG: join(work, "no-config.json"),
-      },
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const causeway = (args: string[]): Promise<CliRun> => runCli(args, cliEnv(server.base, key, work));
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "causeway-data-e2e-"));

@@ -6,11 +6,9 @@
  * `causeway submit` with the same inputs, and the page's top 10 (proxies unfolded, as the API
  * ranks them) must equal the command line's `causeway top -n 10`.
  */
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
@@ -20,7 +18,7 @@ import { writeAnnData } from "../../runner/src/anndata/index.ts";
 import { writeKangRenamed } from "../../runner/test/fixtures/anndata/kang-renamed.ts";
 import { ORTHOLOGUE_FILE, OrthologueTable } from "../../runner/src/symbols/index.ts";
 import { waitFor } from "../harness/proc.ts";
-import { HGNC_DIR, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
+import { HGNC_DIR, KANG_DIR } from "../shared-data.ts";
 import {
   hasChromium,
   launchChromium,
@@ -29,9 +27,9 @@ import {
   traceCspViolations,
   type Chromium,
 } from "./browser.ts";
-import { NODE, startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
+import { runCli, cliEnv } from "./causeway-cli.ts";
+import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
-const exec = promisify(execFile);
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 const PBMC = join(KANG_DIR, "kang2018_ifnb_pbmc.h5ad");
 const EDGER = join(SPLIT, "pseudobulk_edgeR_results.tsv");
@@ -57,31 +55,14 @@ const cliJobs = new Map<string, Promise<string>>();
 /** The predictions submitted from the form. */
 const webIds: string[] = [];
 
+/** Runs the CLI; a failed or timed-out command says how it ended and what the server was doing. */
 async function causeway(args: string[]): Promise<string> {
-  try {
-    const { stdout } = await exec(NODE, ["api/src/client/cli.ts", ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: work,
-        CAUSEWAY_URL: server.base,
-        CAUSEWAY_API_KEY: key,
-        CAUSEWAY_CONFIG: join(work, "no-config.json"),
-      },
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
-    });
-    return stdout;
-  } catch (e) {
-    // A command killed at its timeout says only "Command failed": say how it ended and what the
-    // server was doing meanwhile.
-    const { code, signal, stderr } = e as { code?: number | null; signal?: string | null; stderr?: string };
-    throw new Error(
-      `causeway ${args.slice(0, 3).join(" ")} … ended with exit ${code ?? "none"}, signal ${signal ?? "none"}\n` +
-        `stderr:\n${stderr ?? ""}\nserver log (tail):\n${server.log().slice(-3000)}`,
-      { cause: e },
-    );
-  }
+  const run = await runCli(args, cliEnv(server.base, key, work));
+  if (run.code === 0) return run.stdout;
+  throw new Error(
+    `causeway ${args.slice(0, 3).join(" ")} … ended with exit ${run.code}, signal ${run.signal ?? "none"}\n` +
+      `stderr:\n${run.stderr}\nserver log (tail):\n${server.log().slice(-3000)}`,
+  );
 }
 
 const lastJson = (stdout: string): unknown => JSON.parse(stdout.trim().split("\n").at(-1)!);
