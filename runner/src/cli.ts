@@ -164,7 +164,7 @@ async function run(
   metadata.set("model_bundle", model.manifest.version);
   const reporter = new ConsoleReporter();
   try {
-    await runPrediction({
+    const { warnings } = await runPrediction({
       predictionId: "command-line",
       jobType,
       target,
@@ -176,6 +176,7 @@ async function run(
       metadata,
       scoring: opts.modelVersion,
     });
+    for (const w of warnings ?? []) process.stderr.write(`warning ${w.code}: ${w.message}\n`);
     process.stderr.write(`artifacts written to ${opts.out}\n`);
   } catch (err) {
     const report = await failureReport(err, out, metadata);

@@ -64,7 +64,7 @@ export const STATUS_FIELDS = {
   ),
   progress_pct: d("Progress of the job, 0–100, reported by the runner; it only increases."),
   warnings: d(
-    "Things the service noticed about the inputs that did not stop the job (code and sentence), for example unrecognised genes.",
+    "Things the service noticed about the inputs or the model that did not stop the job (code and sentence), for example unrecognised genes, or a model v4 fitted on few experiments like this one.",
   ),
 } satisfies Record<string, FieldDoc>;
 

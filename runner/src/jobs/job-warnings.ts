@@ -85,6 +85,7 @@ export function collectWarnings(w: WarningInputs): JobWarning[] {
         )}); list the gene meant by its symbol.`,
       );
     const s = w.scores[i];
+    for (const sw of s?.warnings ?? []) add(sw.code, sw.message + label);
     if (s && s.N > 0 && s.n / s.N > MOST_OF_UNIVERSE)
       add(
         "degs_cover_most_of_universe",

@@ -38,7 +38,7 @@ export {
   type V3Weights,
 } from "./score-targets-v3.ts";
 export { scoreTargetsV4, weightsFor, type ScoreTargetsV4Input } from "./v4/score-targets-v4.ts";
-export { V4_MODEL, V4_MODEL_PATH, V4ModelSchema, type V4Model } from "./v4/weights.ts";
+export { MIN_GROUP_CASES, V4_MODEL, V4_MODEL_PATH, V4ModelSchema, type V4Model } from "./v4/weights.ts";
 export {
   PERTURBATION_TYPES,
   LIST_KINDS,

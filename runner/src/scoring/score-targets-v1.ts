@@ -3,7 +3,7 @@
  * influenced universe genes, the hypergeometric score, ranks, q-values and, optionally, matched
  * randomization p-values and z-scores.
  */
-import { proteinId, rnaId } from "@causeway/contract";
+import { proteinId, rnaId, type JobWarning } from "@causeway/contract";
 import { V1_WALK, type Model } from "../model/index.ts";
 import { benjaminiHochbergDense } from "../stats/multiple-testing.ts";
 import { checkMappedDegs } from "./checks.ts";
@@ -90,6 +90,8 @@ export interface ScoreTargetsResult {
   N: number;
   /** Artifact-only columns beyond §7.6 that the rows carry (model v2), in table order. */
   extraColumns?: readonly string[];
+  /** What the scoring knows that changes how its result should be read (the job's warnings). */
+  warnings?: JobWarning[];
 }
 
 /** Universe positions (model RNA indices) with D appended where missing; D positions within it. */

@@ -30,6 +30,7 @@ import {
   type V4Feature,
   V4_MODEL_PATH,
   V4ModelSchema,
+  MIN_GROUP_CASES,
 } from "@causeway/runner/scoring";
 import { sharedData } from "../../../test/shared-data.ts";
 import type { Model } from "@causeway/runner/model";
@@ -616,9 +617,6 @@ function eceWith(outs: readonly Outcome[], d: Data, probs: Map<number, Float64Ar
   return outs.length ? v / outs.length : NaN;
 }
 
-/** Fewest calibration cases a Mondrian group needs before it gets its own threshold. */
-const MIN_GROUP = 30;
-
 /** A case's calibration group: perturbation type, list kind, list size. */
 const groupOf = (d: Data, k: number): string =>
   `${PERTURBATION_TYPES[d.typeOf[k]!]}/${LIST_KINDS[d.kindOf[k]!]}/${listSizeOf(d.index.cases[k]!.nDegs)}`;
@@ -668,7 +666,7 @@ function thresholds(
     return k < apsMedian ? { rule: "top", value: k } : { rule: "aps", value: tau };
   };
   const pick = (os: readonly Outcome[], fallback: SetRule): SetRule =>
-    os.length < MIN_GROUP ? fallback : ruleOf(os);
+    os.length < MIN_GROUP_CASES ? fallback : ruleOf(os);
   const all = ruleOf(cal);
   const out = new Map<string, SetRule>();
   PERTURBATION_TYPES.forEach((t, ti) => {
@@ -900,6 +898,14 @@ async function main(): Promise<void> {
           g,
           { rule: r.rule, value: r.rule === "aps" ? +r.value.toFixed(6) : r.value },
         ]),
+      ),
+      developmentCases: Object.fromEntries(
+        PERTURBATION_TYPES.flatMap((t, ti) =>
+          LIST_KINDS.map((kd, ki) => [
+            `${t}/${kd}`,
+            all.filter((k) => d.typeOf[k] === ti && d.kindOf[k] === ki && d.accepted[k]!.length > 0).length,
+          ]),
+        ),
       ),
     };
     console.log(

@@ -57,6 +57,10 @@ const thresholds = (value: number, rule: "aps" | "top" = "aps"): V4Model["predic
       LIST_KINDS.flatMap((k) => LIST_SIZES.map((z) => [`${t}/${k}/${z}`, { rule, value }])),
     ),
   ) as V4Model["predictionSet"];
+const casesPerGroup = (n: number): V4Model["developmentCases"] =>
+  Object.fromEntries(
+    PERTURBATION_TYPES.flatMap((t) => LIST_KINDS.map((k) => [`${t}/${k}`, n])),
+  ) as V4Model["developmentCases"];
 const toyModel = (m: Partial<V4Model>): V4Model => ({
   shared: {},
   byType: noTypes(),
@@ -64,6 +68,7 @@ const toyModel = (m: Partial<V4Model>): V4Model => ({
   byGroup: {},
   temperature: 1,
   predictionSet: thresholds(0.9),
+  developmentCases: casesPerGroup(100),
   ...m,
 });
 
@@ -266,6 +271,24 @@ describe("model v4 scoring", async () => {
       Math.max(...model.sourceSymbols.map((s) => row(res, s).probability as number)),
     );
     expect(row(res, "x").in_prediction_set).toBe(true);
+  });
+
+  it("warns when the fit saw few development experiments of the job's type and list kind, and not otherwise", () => {
+    expect(scoreTargetsV4({ ...input, v4: toyModel({}) }).warnings).toBeUndefined();
+    const few = toyModel({ developmentCases: { ...casesPerGroup(100), "ligand/signed": 12 } });
+    expect(scoreTargetsV4({ ...input, v4: few, perturbationType: "knockout" }).warnings).toBeUndefined();
+    expect(scoreTargetsV4({ ...input, v4: few, perturbationType: "ligand" }).warnings).toEqual([
+      {
+        code: "few_development_experiments",
+        message:
+          "Model v4 was fitted on only 12 development experiments like this one (ligand, a DEG list signed up and down): its probabilities and 90 % set lean on other kinds of experiment and may be less sure than they say.",
+      },
+    ]);
+    const none = toyModel({ developmentCases: { ...casesPerGroup(100), "unknown/unsigned": 0 } });
+    const bare = scoreTargetsV4({ ...input, log2fc: undefined, v4: none });
+    expect(bare.warnings?.[0]?.message).toMatch(
+      /^Model v4 was fitted on no development experiments like this one \(no perturbation_type, a DEG list without signs\)/,
+    );
   });
 
   it("writes every extra column it declares", () => {

@@ -17,7 +17,7 @@
  * every split group weighing the same, to hold the driver 90 % of the time). `pvalue` stays v3's
  * data-only p-value: neither the prior nor the fitted weights enter it.
  */
-import { V4_EXTRA_COLUMNS } from "@causeway/contract";
+import { V4_EXTRA_COLUMNS, type JobWarning } from "@causeway/contract";
 import { LAYER_KINDS } from "../../libraries/gmt.ts";
 import { benjaminiYekutieli } from "../../stats/multiple-testing.ts";
 import type { ScoreTargetsResult, TargetScoreRow } from "../score-targets-v1.ts";
@@ -42,7 +42,7 @@ import {
   type PerturbationType,
   type V4Feature,
 } from "./features.ts";
-import { V4_MODEL, type SetRule, type V4Model } from "./weights.ts";
+import { MIN_GROUP_CASES, V4_MODEL, type SetRule, type V4Model } from "./weights.ts";
 
 export interface ScoreTargetsV4Input extends ScoreTargetsV3Input {
   /** What the submitter did to the cells; absent → `unknown`. */
@@ -183,6 +183,8 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     },
     extraColumns: V4_EXTRA_COLUMNS,
   };
+  const seen = m.developmentCases[`${type}/${kind}`];
+  if (seen < MIN_GROUP_CASES) result.warnings = [fewDevelopmentExperiments(type, kind, seen)];
   if (v3.randomizationNull) {
     const nulls = v3.randomizationNull;
     result.randomizationNull = order.map((c) =>
@@ -192,6 +194,27 @@ export function scoreTargetsV4(input: ScoreTargetsV4Input): ScoreTargetsResult {
     );
   }
   return result;
+}
+
+const KIND_IN_WORDS: Record<ListKind, string> = {
+  table: "a DE table",
+  signed: "a DEG list signed up and down",
+  one_sided: "a DEG list that moves one way",
+  unsigned: "a DEG list without signs",
+};
+
+/**
+ * A job of a (type, kind) group the fit saw few experiments of: its weights and 90 % set are
+ * mostly those of other groups, which a reader should know before trusting the probabilities.
+ */
+function fewDevelopmentExperiments(type: PerturbationType, kind: ListKind, seen: number): JobWarning {
+  const like = `${type === "unknown" ? "no perturbation_type" : type}, ${KIND_IN_WORDS[kind]}`;
+  return {
+    code: "few_development_experiments",
+    message:
+      `Model v4 was fitted on ${seen === 0 ? "no" : `only ${seen}`} development experiment${seen === 1 ? "" : "s"} ` +
+      `like this one (${like}): its probabilities and 90 % set lean on other kinds of experiment and may be less sure than they say.`,
+  };
 }
 
 /**

@@ -18,5 +18,18 @@ describe("v4-model.json", () => {
     expect(V4ModelSchema.safeParse({ ...file, predictionSet: sets }).success).toBe(false);
     expect(V4ModelSchema.safeParse({ ...file, parameters: 400 }).success).toBe(false);
     expect(V4ModelSchema.safeParse({ ...file, temperature: 0 }).success).toBe(false);
+    const counts = { ...V4_MODEL.developmentCases } as Record<string, unknown>;
+    delete counts["unknown/table"];
+    expect(V4ModelSchema.safeParse({ ...file, developmentCases: counts }).success).toBe(false);
+  });
+
+  it("counts the development experiments of every weight group: a group the fit saw none of has no deviation", () => {
+    const groups = Object.entries(V4_MODEL.developmentCases);
+    expect(groups).toHaveLength(6 * 4);
+    for (const [group, n] of groups) {
+      const deviations = Object.values(V4_MODEL.byGroup[group as keyof typeof V4_MODEL.byGroup] ?? {});
+      if (n === 0) expect(deviations.every((w) => w === 0)).toBe(true);
+      else expect(deviations.some((w) => w !== 0)).toBe(true);
+    }
   });
 });

@@ -48,7 +48,16 @@ export interface V4Model {
   temperature: number;
   /** Per calibration group (Mondrian), how the 90 % prediction set is drawn. */
   predictionSet: Record<V4CalibrationGroup, SetRule>;
+  /** How many development experiments of each (type, kind) group the weights were fitted on. */
+  developmentCases: Record<V4Group, number>;
 }
+
+/**
+ * Fewest development experiments a group needs to stand on its own: the calibration of a
+ * smaller group's 90 % set borrows its (type, kind)'s or its type's cases, and a job of a
+ * smaller (type, kind) group is told that its probabilities lean on other kinds of experiment.
+ */
+export const MIN_GROUP_CASES = 30;
 
 const V4_GROUPS = PERTURBATION_TYPES.flatMap((t) => LIST_KINDS.map((k) => `${t}/${k}` as const));
 const V4_CALIBRATION_GROUPS = V4_GROUPS.flatMap((g) => LIST_SIZES.map((z) => `${g}/${z}` as const));
@@ -66,6 +75,7 @@ export const V4ModelSchema = z.strictObject({
     z.enum(V4_CALIBRATION_GROUPS),
     z.strictObject({ rule: z.enum(["aps", "top"]), value: z.number().positive() }),
   ),
+  developmentCases: z.record(z.enum(V4_GROUPS), z.number().int().nonnegative()),
 });
 
 /** Where `fit-v4.ts --write` puts the constants it fits. */
