@@ -64,6 +64,15 @@ describe("target_id on the toy network (model.md §17.2)", async () => {
     expect(c).toBeNaN();
   });
 
+  it("sums each source's influence over the DEGs, in the model's source order (v4's raw influence)", () => {
+    const x = model.rnaIndex("x");
+    expect(Array.from(res.influenceSum)).toEqual(
+      model.sourceSymbols.map((_, s) => model.influence[s * model.nRna + x]!),
+    );
+    expect(res.influenceSum[model.sourceIndex("B")]).toBeGreaterThan(0);
+    expect(res.influenceSum[model.sourceIndex("C")]).toBe(0);
+  });
+
   it.each([
     [{ degs: [], jobType: "target_validation" as const }, "too_few_mapped_degs"],
     [{ degs: ["x", "y", "z"], jobType: "target_id" as const }, "too_few_mapped_degs"],

@@ -148,18 +148,7 @@ export function v4Features(
 
   // Raw influence Σ_d I(s,d) on a log scale, standardized over the candidates: the softmax
   // compares candidates within a job, and the scale keeps one weight meaningful across DEG counts.
-  const cols: number[] = [];
-  for (const d of input.degs) {
-    const j = model.rnaIndex(d);
-    if (j >= 0) cols.push(j);
-  }
-  const raw = new Float64Array(nS);
-  for (let s = 0; s < nS; s++) {
-    const row = model.sourceRow(s);
-    let sum = 0;
-    for (const j of cols) sum += row[j]!;
-    raw[s] = Math.log(sum + 1e-9);
-  }
+  const raw = Float64Array.from(v3.influenceSum, (sum) => Math.log(sum + 1e-9));
   standardize(raw);
 
   const table = tableStatistic(input);
