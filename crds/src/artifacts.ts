@@ -66,7 +66,33 @@ export function attemptPrefix(outputPrefix: string, attempt: string): string {
   return `${jobOutputFolder(outputPrefix)}${attempt}`;
 }
 
-/** Result-set prefix for a perturbation level: file-safe level followed by "." (§12.2). */
-export function resultSetPrefix(level: string | null): string {
-  return level === null ? "" : `${level.replace(/[^A-Za-z0-9._-]/g, "_")}.`;
+/** The longest file-safe level kept whole in a result-set prefix. */
+const MAX_PREFIX_LEVEL = 64;
+
+/**
+ * Result-set prefixes of a merged upload's perturbation levels (§12.2): with one level none
+ * (""), else the level made file-safe followed by ".". Two levels can become the same file-safe
+ * name (`IFN-α` and `IFN-β` are both `IFN-_`) and a level can be longer than an object name
+ * allows, so such a level keeps a shortened name plus a hash of the level itself: every level
+ * gets its own prefix, and the same level the same prefix on every run.
+ */
+export function resultSetPrefixes(levels: readonly string[]): Map<string, string> {
+  if (levels.length <= 1) return new Map(levels.map((l) => [l, ""]));
+  const safe = (l: string) => l.replace(/[^A-Za-z0-9._-]/g, "_");
+  const count = new Map<string, number>();
+  for (const l of new Set(levels)) count.set(safe(l), (count.get(safe(l)) ?? 0) + 1);
+  const out = new Map<string, string>();
+  for (const l of levels) {
+    const s = safe(l);
+    const plain = count.get(s) === 1 && s.length > 0 && s.length <= MAX_PREFIX_LEVEL;
+    out.set(l, plain ? `${s}.` : `${s.slice(0, MAX_PREFIX_LEVEL - 9)}_${fnv1a(l)}.`);
+  }
+  return out;
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 units, as 8 hex digits: a short, stable, browser-safe tag. */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
 }

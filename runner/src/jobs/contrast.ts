@@ -4,7 +4,6 @@
  * Everything downstream (scores, causal paths, artifacts) works on this one shape.
  */
 import type { DatasetSummary } from "@causeway/contract";
-import { resultSetPrefix } from "@causeway/contract";
 import { applyDegRule, filterByExpr, runDifferentialExpression, type DeResult } from "../de/index.ts";
 import { pooledLog2FoldChanges } from "../de/pooled.ts";
 import type { PreparedContrast, PreparedSplit } from "../inputs/index.ts";
@@ -165,8 +164,11 @@ function tableRow(
   };
 }
 
-/** A merged-upload contrast: the DE calls the DEGs (model.md §5.8). */
-export function contrastFromMerged(model: Model, p: PreparedContrast, nContrasts: number): Contrast {
+/**
+ * A merged-upload contrast: the DE calls the DEGs (model.md §5.8); `prefix` names its result set
+ * (resultSetPrefixes of every level of the upload).
+ */
+export function contrastFromMerged(model: Model, p: PreparedContrast, prefix: string): Contrast {
   const de = runDifferentialExpression(p.pseudoBulk, { paired: p.design.paired });
   const rule = applyDegRule(de);
   const degSet = new Set(rule.degs);
@@ -183,7 +185,7 @@ export function contrastFromMerged(model: Model, p: PreparedContrast, nContrasts
   });
   const { control, both } = expressionMaps(p);
   return {
-    prefix: nContrasts > 1 ? resultSetPrefix(p.perturbedLevel) : "",
+    prefix,
     controlLevel: p.controlLevel,
     perturbedLevel: p.perturbedLevel,
     universe,

@@ -14,7 +14,7 @@ import {
   type JobType,
   type PredictionParams,
 } from "@causeway/contract";
-import type { CompletedCallback, DatasetSummary } from "@causeway/contract";
+import { resultSetPrefixes, type CompletedCallback, type DatasetSummary } from "@causeway/contract";
 import { prepareMergedDataset, prepareSplitDataset } from "../inputs/index.ts";
 import type { Model } from "../model/index.ts";
 import { NoOrthologueTable, speciesResolver, type OrthologueTable } from "../symbols/index.ts";
@@ -156,8 +156,9 @@ async function buildContrasts(run: PredictionRun): Promise<Contrast[]> {
     );
     await reporter.step("inputs_validated");
     await reporter.step("pseudobulk_built");
+    const prefixes = resultSetPrefixes(prepared.map((p) => p.perturbedLevel));
     const contrasts = metadata.time("de", () =>
-      prepared.map((p) => contrastFromMerged(model, p, prepared.length)),
+      prepared.map((p) => contrastFromMerged(model, p, prefixes.get(p.perturbedLevel)!)),
     );
     await reporter.step("de_completed");
     return contrasts;

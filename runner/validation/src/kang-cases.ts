@@ -136,7 +136,7 @@ async function buildContrast(
   let prepared: PreparedContrast | undefined;
   try {
     [prepared] = await prepareMergedDataset(file, { symbols: model.symbols, maxObsPerArm: 1000 });
-    const c = contrastFromMerged(model, prepared!, 1);
+    const c = contrastFromMerged(model, prepared!, "");
     return {
       ...empty,
       universe: c.universe,
