@@ -8,6 +8,19 @@ import { PROCESSING_STEP_NAMES } from "./processing-steps.ts";
 import { FAILURE_CODE_NAMES } from "./failure-codes.ts";
 import { JobWarning } from "./dataset-options.ts";
 
+/** The longest failure message and technical detail a callback carries (clipText fits them). */
+export const MAX_ERROR_MESSAGE = 4000;
+export const MAX_ERROR_DETAIL = 20_000;
+
+/**
+ * `text` cut to at most `max` characters, marked with "…" when cut: a runner's message built
+ * from the user's data (every obs column of a wide file) must not make its callback invalid,
+ * which would lose the failure code it carries.
+ */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** What the runner noticed that a user should know (low residual df, unresolved genes, …). */
 const warnings = z.array(JobWarning).max(100).optional();
 
@@ -62,8 +75,8 @@ export const FailedCallback = z.object({
   ...common,
   status: z.literal("failed"),
   error_code: z.enum(FAILURE_CODE_NAMES),
-  error_message: z.string().max(4000),
-  error_detail: z.string().max(20_000).nullable().optional(),
+  error_message: z.string().max(MAX_ERROR_MESSAGE),
+  error_detail: z.string().max(MAX_ERROR_DETAIL).nullable().optional(),
   billable: z.boolean(),
   /** Artifacts stored before the failure (for example the tables of a target_not_reachable run). */
   result_files: z.array(ResultFile).max(1000).default([]),

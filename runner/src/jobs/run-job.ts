@@ -9,8 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   ARTIFACTS,
+  clipText,
   FAILURE_CODES,
   JobFailure,
+  MAX_ERROR_DETAIL,
+  MAX_ERROR_MESSAGE,
   attemptPrefix,
   RUNNER_EXIT,
   type CausalAnalysisJobSpec,
@@ -213,8 +216,8 @@ export async function failureReport(
   return {
     status: "failed",
     error_code: failure.code,
-    error_message: failure.message,
-    error_detail: failure.detail ?? null,
+    error_message: clipText(failure.message, MAX_ERROR_MESSAGE),
+    error_detail: failure.detail === undefined ? null : clipText(failure.detail, MAX_ERROR_DETAIL),
     billable: FAILURE_CODES[failure.code].billable,
     result_files: out.files(),
   };
