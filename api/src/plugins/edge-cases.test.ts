@@ -105,6 +105,28 @@ describe("event streams per key", () => {
     again.close();
     for (const s of streams) s.close();
   });
+
+  it("holds the cap when many streams are opened at once, and a refused or missing one takes no place", async () => {
+    const { key: k } = await t.account("internal");
+    const id = await submit(t, k);
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => openSse(`${base}/v1/predictions/${id}/events`, { "x-api-key": k })),
+    );
+    expect(burst.filter((s) => s.status === 200)).toHaveLength(3);
+    expect(burst.filter((s) => s.status === 429)).toHaveLength(5);
+    for (const s of burst) s.close();
+    await new Promise((r) => setTimeout(r, 200));
+    // A missing prediction's 404 gives its place back at once.
+    for (let i = 0; i < 4; i++) {
+      const missing = await fetch(`${base}/v1/predictions/00000000-0000-4000-8000-000000000000/events`, {
+        headers: { "x-api-key": k },
+      });
+      expect(missing.status).toBe(404);
+    }
+    const open = await openSse(`${base}/v1/predictions/${id}/events`, { "x-api-key": k });
+    expect(open.status).toBe(200);
+    open.close();
+  });
 });
 
 describe("/metrics", () => {

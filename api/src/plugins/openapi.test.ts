@@ -119,6 +119,15 @@ describe("the OpenAPI document", () => {
     expect(at(doc, "paths", "/v1/predictions", "post", "responses")).toHaveProperty("413");
     expect(at(doc, "components", "responses", "MethodNotAllowed", "headers")).toHaveProperty("Allow");
   });
+
+  it.each([
+    ["/v1/predictions", "post"],
+    ["/v1/predictions/{prediction_id}", "get"],
+    ["/v1/predictions/{prediction_id}/events", "get"],
+    ["/v1/causal-analysis", "post"],
+  ])("declares the 429 that %s %s answers when a limit is reached", (path, method) => {
+    expect(at(doc, "paths", path, method, "responses")).toHaveProperty("429");
+  });
 });
 
 describe("methods a path does not declare", () => {

@@ -46,7 +46,14 @@ export function causalAnalysisRoutes(app: FastifyInstance, ctx: AppContext): voi
         summary: "Create a causal-analysis job for a completed prediction",
         headers: IdempotencyHeaders,
         body: CreateCausalAnalysisRequest,
-        response: { 202: CreateCausalAnalysisResponse, 404: ErrorBody, 409: ErrorBody, ...commonErrors },
+        // 429: the account's causal-analysis rate or in-flight limit (Retry-After).
+        response: {
+          202: CreateCausalAnalysisResponse,
+          404: ErrorBody,
+          409: ErrorBody,
+          429: ErrorBody,
+          ...commonErrors,
+        },
       },
       // The fingerprint hashes the body's bytes as they arrive, before JSON parsing.
       preParsing: async (request, _reply, payload) => {

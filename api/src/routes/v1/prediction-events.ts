@@ -51,6 +51,20 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
   // Open streams per API key in this process: each holds a socket and a subscription.
   const perKey = new Map<string, number>();
   const maxPerKey = ctx.config.limits.maxEventStreamsPerKey;
+  // The slot is taken before the first await, so concurrent requests cannot all pass the check.
+  const reserve = (keyId: string): (() => void) => {
+    const held = perKey.get(keyId) ?? 0;
+    if (held >= maxPerKey) throw withRetryAfter(new TooManyStreams(), 5);
+    perKey.set(keyId, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (perKey.get(keyId) ?? 1) - 1;
+      if (left > 0) perKey.set(keyId, left);
+      else perKey.delete(keyId);
+    };
+  };
   app.addHook("preClose", async () => {
     for (const c of open) c.abort();
   });
@@ -64,23 +78,30 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
         security: [{ ApiKey: [] }],
         params: PredictionIdParams,
         headers: EventHeaders,
-        response: { 200: EventStreamResponse, 404: ErrorBody, ...commonErrors },
+        // 429: the key already holds the most open streams allowed (Retry-After).
+        response: { 200: EventStreamResponse, 404: ErrorBody, 429: ErrorBody, ...commonErrors },
       },
     },
     async (request, reply) => {
-      const keyId = request.account!.apiKeyId;
-      const held = perKey.get(keyId) ?? 0;
-      if (held >= maxPerKey) throw withRetryAfter(new TooManyStreams(), 5);
+      const release = reserve(request.account!.apiKeyId);
       const stop = new AbortController();
-      const events = await openPredictionEvents(
-        ctx,
-        request.account!.id,
-        request.params.prediction_id,
-        stop.signal,
-      );
-      if (!events) throw new NotFound();
+      let events: Awaited<ReturnType<typeof openPredictionEvents>>;
+      try {
+        events = await openPredictionEvents(
+          ctx,
+          request.account!.id,
+          request.params.prediction_id,
+          stop.signal,
+        );
+      } catch (err) {
+        release();
+        throw err;
+      }
+      if (!events) {
+        release();
+        throw new NotFound();
+      }
       open.add(stop);
-      perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -101,9 +122,7 @@ export function predictionEventRoutes(app: FastifyInstance, ctx: AppContext): vo
       } finally {
         clearInterval(heartbeat);
         open.delete(stop);
-        const left = (perKey.get(keyId) ?? 1) - 1;
-        if (left > 0) perKey.set(keyId, left);
-        else perKey.delete(keyId);
+        release();
         stop.abort();
         res.end();
       }
