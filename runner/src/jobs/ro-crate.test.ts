@@ -2,14 +2,15 @@
  * The provenance record of a run (ro-crate-metadata.json): the Kang split pair run as a
  * target_validation job of STAT1 through runJob, its crate read back from the store and checked
  * as RO-Crate 1.1 JSON-LD with the Workflow Run Crate profiles, its checksums against the
- * uploaded files, the stored artifacts and the model's manifest; then a failed run's crate.
+ * uploaded files, the stored artifacts and the model's manifest; then a failed run's crate, and
+ * the run metadata of a causal analysis on that prediction.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACTS, JobSpec, PredictionParams } from "@causeway/contract";
+import { ARTIFACTS, CausalParams, JobSpec, PredictionParams } from "@causeway/contract";
 import { KANG_DIR } from "../../../test/shared-data.ts";
 import { defaultModel } from "../../test/fixtures/model/default-model.ts";
 import type { Model } from "../model/index.ts";
@@ -198,4 +199,48 @@ describe("the run's ro-crate-metadata.json", () => {
     expect(action.error).toMatch(/^[a-z0-9_]+: /);
     expect(byId.get("#input-dataset.h5ad")!.sha256).toBe(sha256(Buffer.from("not an h5ad")));
   }, 120_000);
+});
+
+describe("a causal analysis's run_metadata.json", () => {
+  it("holds the client's metadata keys beside the runner's own, which they never replace", async () => {
+    const prediction = JobSpec.parse({
+      kind: "prediction",
+      job_id: randomUUID(),
+      account_id: randomUUID(),
+      job_type: "target_validation",
+      model_version: model.manifest.version,
+      target: "STAT1|PROTEIN",
+      inputs: {
+        shape: "split",
+        control_key: "uploads/control.h5ad",
+        perturbed_key: "uploads/perturbed.h5ad",
+        degs_key: "uploads/degs.json",
+      },
+      params: PredictionParams.parse({ n_randomizations: 0 }),
+      output_prefix: "results/p3",
+    });
+    for (const f of ["control.h5ad", "perturbed.h5ad", "degs.json"])
+      await store.put(`uploads/${f}`, await readFile(join(SPLIT, f)));
+    const { files: predictionFiles } = await run(prediction);
+    const spec = JobSpec.parse({
+      kind: "causal_analysis",
+      job_id: randomUUID(),
+      account_id: prediction.account_id,
+      prediction_id: prediction.job_id,
+      model_version: model.manifest.version,
+      target: "STAT2|PROTEIN",
+      prediction_artifacts: Object.fromEntries(predictionFiles),
+      params: CausalParams.parse({}),
+      metadata: { project: "ifnb-monocytes", job_id: "not-this-job" },
+      output_prefix: "results/c1",
+    });
+    const { report, files } = await run(spec);
+    expect(report.status).toBe("completed");
+    const meta = JSON.parse((await store.get(files.get("run_metadata.json")!)).toString("utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(meta.project).toBe("ifnb-monocytes");
+    expect(meta.job_id).toBe(spec.job_id);
+  }, 180_000);
 });

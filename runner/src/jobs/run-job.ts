@@ -53,6 +53,9 @@ export interface JobOutcome {
 export async function runJob(spec: JobSpec, ctx: JobContext): Promise<JobOutcome> {
   const out = new ArtifactWriter(ctx.store, attemptPrefix(spec.output_prefix, ctx.attempt));
   const metadata = new RunMetadata({
+    // The client's free keys of a causal analysis (spec §4.9), under the runner's own: a key of
+    // theirs never hides one the runner writes.
+    ...(spec.kind === "causal_analysis" ? spec.metadata : {}),
     job_id: spec.job_id,
     kind: spec.kind,
     model_version: spec.model_version,
