@@ -16,4 +16,6 @@ export * from "./conditions.ts";
 export * from "./scoring-versions.ts";
 export * from "./pool-protocol.ts";
 export * from "./dataset-options.ts";
+export * from "./gene-list.ts";
 export * from "./storage-settings.ts";
+export * from "./de-table-format.ts";

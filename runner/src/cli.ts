@@ -12,10 +12,17 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { access, constants, mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { JobFailure, PredictionParams, RUNNER_EXIT, type JobType } from "@causeway/contract";
-import { z } from "zod";
+import {
+  GeneListFormatError,
+  JobFailure,
+  parseGeneList,
+  PredictionParams,
+  RUNNER_EXIT,
+  type GeneList,
+  type JobType,
+} from "@causeway/contract";
 import { normalizeDegs } from "./inputs/index.ts";
 import { loadLayersFromDir, pairsLayerName, parsePairs } from "./libraries/index.ts";
 import type { SymbolTable } from "./symbols/index.ts";
@@ -162,6 +169,8 @@ async function run(
     parameters: params,
   });
   metadata.set("model_bundle", model.manifest.version);
+  // Reading the inputs is the command line's part: a bad file is a usage error (exit 2), not a job failure.
+  const jobInputs = await inputs(model);
   const reporter = new ConsoleReporter();
   try {
     const { warnings } = await runPrediction({
@@ -170,7 +179,7 @@ async function run(
       target,
       params,
       model,
-      inputs: await inputs(model),
+      inputs: jobInputs,
       out,
       reporter,
       metadata,
@@ -188,21 +197,46 @@ async function run(
 }
 
 /**
- * A DEG list file: a JSON array of symbols, or a signed list {"up": [...], "down": [...]} whose
- * signs stand in for fold changes (a gene in both lists has no sign).
+ * A DEG list file as `parseGeneList` reads it (a JSON array, plain text, or a signed list
+ * {"up": [...], "down": [...]} whose signs stand in for fold changes: a gene in both has no sign),
+ * read before the model is built so that a wrong path or format fails at once.
  */
-function readDegList(text: string, symbols: SymbolTable): { degs: string[]; signs?: Map<string, number> } {
-  const parsed: unknown = JSON.parse(text);
-  const signed = SignedDegList.safeParse(parsed);
-  if (!signed.success) return { degs: normalizeDegs(text, symbols).symbols };
-  const up = normalizeDegs(signed.data.up, symbols).symbols;
-  const down = normalizeDegs(signed.data.down, symbols).symbols;
+async function readDegFile(path: string): Promise<GeneList> {
+  const text = await readInput(path, "--degs");
+  try {
+    return parseGeneList(text);
+  } catch (err) {
+    if (err instanceof GeneListFormatError) throw new InvalidArgumentError(`--degs ${path}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function readInput(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "cannot be read";
+    throw new InvalidArgumentError(`${option} ${path}: ${reason}`);
+  }
+}
+
+async function checkReadable(path: string, option: string): Promise<void> {
+  try {
+    await access(path, constants.R_OK);
+  } catch {
+    throw new InvalidArgumentError(`${option} ${path}: no such file, or it cannot be read`);
+  }
+}
+
+function signedDegs(list: GeneList, symbols: SymbolTable): { degs: string[]; signs?: Map<string, number> } {
+  if (list.signed === null) return { degs: normalizeDegs(list.genes, symbols).symbols };
+  const up = normalizeDegs(list.signed.up, symbols).symbols;
+  const down = normalizeDegs(list.signed.down, symbols).symbols;
   const signs = new Map<string, number>();
   for (const g of up) signs.set(g, 1);
   for (const g of down) signs.set(g, signs.has(g) ? 0 : -1);
   return { degs: [...new Set([...up, ...down])], signs };
 }
-const SignedDegList = z.object({ up: z.array(z.string()), down: z.array(z.string()) });
 
 const program = new Command("runner").description(
   "causeway runner: target identification and validation on local files",
@@ -211,20 +245,27 @@ const program = new Command("runner").description(
 withCommon(program.command("target-id").description("rank candidate targets"))
   .option(
     "--degs <file>",
-    'DEG list (JSON array of symbols, or {"up": [...], "down": [...]}); without --de-table its universe is every RNA node of the model',
+    'DEG list (JSON array of symbols, one per line, or {"up": [...], "down": [...]}); without --de-table its universe is every RNA node of the model',
   )
   .option(
     "--de-table <file>",
-    "DE table for --degs: genes in the first column, fold changes in logFC (model v2 also reads mean_cp10k_ctrl, model v4 the test statistic in t, stat or LR)",
+    "DE table for --degs (DESeq2, edgeR, limma, Seurat, scanpy; tab, comma or semicolon separated): genes by hgnc_symbol or the first column, the fold change and test statistic by the tools' column names (model v2 also reads mean_cp10k_ctrl)",
   )
   .option("--dataset <file>", "merged .h5ad")
   .action(async (opts: CommonOptions & { degs?: string; deTable?: string; dataset?: string }) => {
     if ((opts.degs === undefined) === (opts.dataset === undefined))
       throw new InvalidArgumentError("give either --degs or --dataset");
+    if (opts.dataset) {
+      const datasetPath = opts.dataset;
+      await checkReadable(datasetPath, "--dataset");
+      await run("target_id", opts, null, async () => ({ shape: "merged", datasetPath }));
+      return;
+    }
+    const list = await readDegFile(opts.degs!);
+    const tableText = opts.deTable ? await readInput(opts.deTable, "--de-table") : null;
     await run("target_id", opts, null, async (model) => {
-      if (opts.dataset) return { shape: "merged", datasetPath: opts.dataset };
-      const { degs, signs } = readDegList(await readFile(opts.degs!, "utf8"), model.symbols);
-      const table = opts.deTable ? readDeTable(await readFile(opts.deTable, "utf8"), model.symbols) : null;
+      const { degs, signs } = signedDegs(list, model.symbols);
+      const table = tableText === null ? null : readDeTable(tableText, model.symbols);
       return { shape: "contrast", build: (m) => contrastFromDegList(m, degs, table, signs) };
     });
   });
@@ -234,15 +275,21 @@ withCommon(
 )
   .requiredOption("--control <file>", "control .h5ad")
   .requiredOption("--perturbed <file>", "perturbed .h5ad")
-  .requiredOption("--degs <file>", "DEG list (JSON array of symbols)")
+  .requiredOption(
+    "--degs <file>",
+    "DEG list (JSON array of symbols, or one per line; the data give the signs)",
+  )
   .requiredOption("--target <id>", "target protein, SYMBOL or SYMBOL|PROTEIN")
   .action(
     async (opts: CommonOptions & { control: string; perturbed: string; degs: string; target: string }) => {
+      await checkReadable(opts.control, "--control");
+      await checkReadable(opts.perturbed, "--perturbed");
+      const degsJson = JSON.stringify((await readDegFile(opts.degs)).genes);
       await run("target_validation", opts, opts.target, async () => ({
         shape: "split",
         controlPath: opts.control,
         perturbedPath: opts.perturbed,
-        degsJson: await readFile(opts.degs, "utf8"),
+        degsJson,
       }));
     },
   );

@@ -3,7 +3,7 @@
  * user types (`npm run --silent runner -- ...`), run as child processes.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, readdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -174,5 +174,31 @@ describe("runner command line on the Kang data", () => {
     ]);
     expect(code).toBe(3);
     expect(stderr).toContain("multiple_cell_types");
+  });
+
+  it("reads a DEG list written one gene per line with R's quoting and header, as the JSON array", async () => {
+    const genes = JSON.parse(await readFile(join(SPLIT, "degs.json"), "utf8")) as string[];
+    const plain = join(outRoot, "degs.csv");
+    await writeFile(plain, ['"x"', ...genes.map((g) => `"${g}"`)].join("\r\n"));
+    const args = validateKangSplit("STAT1|PROTEIN", join(outRoot, "plain"));
+    args[args.indexOf("--degs") + 1] = plain;
+    const { code, stderr } = await runner([...args, "--model-version", "v1"]);
+    expect(code, stderr).toBe(0);
+    const validation = JSON.parse(
+      await readFile(join(outRoot, "plain", "target_validation.json"), "utf8"),
+    ) as {
+      rank: number;
+    };
+    expect(validation.rank).toBe(87); // the JSON list's rank (model.md §16.5)
+  });
+
+  it("names a missing input file and exits 2 before building anything", async () => {
+    const args = validateKangSplit("STAT1|PROTEIN", join(outRoot, "missing"));
+    args[args.indexOf("--degs") + 1] = join(outRoot, "no-such-degs.json");
+    const { code, stderr } = await runner(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--degs");
+    expect(stderr).toContain("no such file");
+    expect(stderr).not.toMatch(/\bat .*\.ts:\d+/); // no stack trace
   });
 });

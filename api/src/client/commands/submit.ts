@@ -4,7 +4,12 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Option, type Command } from "commander";
-import { PERTURBATION_TYPES, type PerturbationType } from "@causeway/contract";
+import {
+  GeneListFormatError,
+  parseGeneList,
+  PERTURBATION_TYPES,
+  type PerturbationType,
+} from "@causeway/contract";
 import { CausewayError } from "../errors.ts";
 import type { PredictionSubmission } from "../sdk.ts";
 import { clientOf, integer, note, number, out, printJson, proteinTarget } from "../cli-support.ts";
@@ -13,21 +18,21 @@ import { causalPathFields, withCausalPathOptions, type CausalPathOptions } from 
 import { fieldsOf, MAX_OBS, writeInputs, type ColumnOptions } from "./prepare.ts";
 import { waitAndReport } from "./report-status.ts";
 
-/** DEGs from a file: a JSON array of symbols, or one symbol per line (commas allowed). */
+/** DEGs from a file: a JSON array, a signed {"up", "down"} list (sent as one list), or plain text (parseGeneList). */
 async function readDegs(path: string): Promise<string[]> {
   const text = await readFile(path, "utf8").catch(() => {
     throw new CausewayError("invalid_input", `cannot read the DEG file ${path}`, 0);
   });
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (Array.isArray(parsed) && parsed.every((s) => typeof s === "string")) return parsed;
-    throw new CausewayError("invalid_input", `${path}: expected a JSON array of gene symbols`, 0);
+    const list = parseGeneList(text);
+    if (list.header !== null)
+      note(`degs: the first line of ${basename(path)} ("${list.header}") is a header, not a gene`);
+    if (list.signed !== null) note(`degs: the up and down lists of ${basename(path)} are sent as one list`);
+    return list.genes;
   } catch (err) {
-    if (err instanceof CausewayError) throw err;
-    return text
-      .split(/[\s,]+/)
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
+    if (err instanceof GeneListFormatError)
+      throw new CausewayError("invalid_input", `${path}: ${err.message}`, 0);
+    throw err;
   }
 }
 

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { client, CausewayError, type ResolvedGenes } from "../../client.ts";
 import { useLimitWait } from "../../components/Pending.tsx";
 import { degCheck, MAX_DEGS } from "./deg-check.ts";
-import { degsOf, readDeTable, type DeTable } from "./de-table.ts";
+import { DeTableFormatError, degsOf, readDeTable, type DeTable } from "./de-table.ts";
 import { HELP } from "./cli-fields.ts";
 import { parseGeneList } from "./gene-list.ts";
 
@@ -16,6 +16,8 @@ export interface DegsState {
   text: string;
   table: DeTable | null;
   tableName: string;
+  /** Why the chosen file could not be read as a table, or "". */
+  tableError: string;
   gene: string;
   padj: string;
   lfc: string;
@@ -28,6 +30,7 @@ export const emptyDegs: DegsState = {
   text: "",
   table: null,
   tableName: "",
+  tableError: "",
   gene: "",
   padj: "",
   lfc: "",
@@ -40,6 +43,18 @@ export function genesOf(s: DegsState): string[] {
   if (s.mode === "list") return parseGeneList(s.text);
   if (!s.table || !s.gene || !s.padj || !s.lfc) return [];
   return degsOf(s.table, { gene: s.gene, padj: s.padj, lfc: s.lfc }, Number(s.padjMax), Number(s.lfcMin));
+}
+
+/** What choosing a table file sets: the table and its detected columns, or why it cannot be read. */
+function tableFileState(name: string, text: string): Partial<DegsState> {
+  try {
+    const table = readDeTable(text);
+    const { gene, padj, lfc } = table.detected;
+    return { table, tableName: name, tableError: "", gene: gene ?? "", padj: padj ?? "", lfc: lfc ?? "" };
+  } catch (err) {
+    if (!(err instanceof DeTableFormatError)) throw err;
+    return { table: null, tableName: name, tableError: `${name}: ${err.message}` };
+  }
 }
 
 function ColumnSelect(props: {
@@ -163,23 +178,18 @@ export function DegsField({
               accept=".tsv,.csv,.txt"
               onChange={(e) => {
                 const f = (e.target as HTMLInputElement).files?.[0];
-                if (f)
-                  void f.text().then((text) => {
-                    const table = readDeTable(text);
-                    set({
-                      table,
-                      tableName: f.name,
-                      gene: table.detected.gene ?? "",
-                      padj: table.detected.padj ?? "",
-                      lfc: table.detected.lfc ?? "",
-                    });
-                  });
+                if (f) void f.text().then((text) => set(tableFileState(f.name, text)));
               }}
             />
           </label>
           <p class="help">
             {HELP.degsTable}. The gene column is detected (hgnc_symbol first) and can be changed.
           </p>
+          {s.tableError && (
+            <p class="deg-feedback tone-error" role="alert">
+              {s.tableError}
+            </p>
+          )}
           {s.table && (
             <div class="grid3">
               <ColumnSelect

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { degsOf, readDeTable, ROW_NAMES } from "./de-table.ts";
+import { DeTableFormatError, degsOf, readDeTable, ROW_NAMES } from "./de-table.ts";
 
 // The head of the shared Kang edgeR table (split_cd14mono/pseudobulk_edgeR_results.tsv).
 const EDGER = [
@@ -30,5 +30,46 @@ describe("a DE table read in the page", () => {
     const t = readDeTable(EDGER);
     expect(t.detected).toEqual({ gene: "hgnc_symbol", padj: "FDR", lfc: "logFC" });
     expect(degsOf(t, { gene: "hgnc_symbol", padj: "FDR", lfc: "logFC" }, 0.05, 1)).toEqual(["CCL8", "TAP1"]);
+  });
+
+  const degsByDetection = (text: string) => {
+    const t = readDeTable(text);
+    const { gene, padj, lfc } = t.detected;
+    return degsOf(t, { gene: gene!, padj: padj!, lfc: lfc! }, 0.05, 1);
+  };
+
+  it("never takes a row with an empty or NA adjusted p-value (pandas' NaN, DESeq2's filtering) as a DEG", () => {
+    const csv = [
+      "gene,baseMean,log2FoldChange,lfcSE,stat,pvalue,padj",
+      "ISG15,6595.2,8.17,0.52,15.6,4.2e-55,1.7e-52",
+      "GNLY,2.1,3.5,2.1,1.6,0.09,",
+      "RGS2,1.5,-2.2,1.9,-1.1,0.2,NA",
+    ].join("\n");
+    expect(degsByDetection(csv)).toEqual(["ISG15"]);
+  });
+
+  it("keeps quoted descriptions with commas in one column", () => {
+    const csv = [
+      "gene,description,baseMean,log2FoldChange,lfcSE,stat,pvalue,padj",
+      'ISG15,"ISG15 protein, member 1 [Source:HGNC Symbol;Acc:HGNC:1001]",6595.2,8.17,0.52,15.6,4.2e-55,1.7e-52',
+      'PARK7,"PARK7 protein, member 5",300,0.05,0.1,0.5,0.6,0.8',
+    ].join("\n");
+    const t = readDeTable(csv);
+    expect(t.rows.map((r) => r.length)).toEqual([8, 8]);
+    expect(degsByDetection(csv)).toEqual(["ISG15"]);
+  });
+
+  it("reads scanpy's export and a semicolon CSV with decimal commas", () => {
+    const scanpy =
+      "names,scores,logfoldchanges,pvals,pvals_adj\nISG15,15.63,8.17,4.2e-55,1.7e-52\nHES4,2.18,9.18,0.029,0.096\n";
+    expect(readDeTable(scanpy).detected).toEqual({ gene: "names", padj: "pvals_adj", lfc: "logfoldchanges" });
+    expect(degsByDetection(scanpy)).toEqual(["ISG15"]);
+    const semicolon = "gene;log2FoldChange;padj\nISG15;8,176;1,77e-52\nMX1;-1,5;0,001\nACTB;0,1;0,5\n";
+    expect(readDeTable(semicolon).columns).toEqual(["gene", "log2FoldChange", "padj"]);
+    expect(degsByDetection(semicolon)).toEqual(["ISG15", "MX1"]);
+  });
+
+  it("refuses a file that is not a table with the contract's error", () => {
+    expect(() => readDeTable('gene,padj\n"IFIT1,0.01\n')).toThrow(DeTableFormatError);
   });
 });

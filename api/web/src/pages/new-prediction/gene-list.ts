@@ -1,19 +1,17 @@
-/** Gene identifiers from pasted text or a file: a JSON array, or words separated by commas, tabs or lines. */
+import { GeneListFormatError, parseGeneList as readGeneList } from "@causeway/contract";
+
+/**
+ * Gene identifiers from pasted text or a file, read as the command line reads a `--degs` file
+ * (the contract's reader: a JSON array or signed list, or plain text, R's quoting and a header
+ * word included); JSON that is no gene list gives none, and the form says the list is empty.
+ */
 export function parseGeneList(text: string): string[] {
-  const t = text.trim();
-  if (t.startsWith("[")) {
-    try {
-      const v: unknown = JSON.parse(t);
-      if (Array.isArray(v))
-        return v.filter((g): g is string => typeof g === "string" && g.trim() !== "").map((g) => g.trim());
-    } catch {
-      // not JSON: read as a plain list
-    }
+  try {
+    return readGeneList(text).genes;
+  } catch (err) {
+    if (err instanceof GeneListFormatError) return [];
+    throw err;
   }
-  return t
-    .split(/[\s,;]+/)
-    .map((g) => g.replace(/^["']|["']$/g, ""))
-    .filter((g) => g !== "");
 }
 
 /** A target as the API wants it: SYMBOL|PROTEIN (a bare symbol is taken as its protein). */
