@@ -95,7 +95,7 @@ export const PredictionStatusResponse = z
             description:
               "What the analysis noticed that affects how to read the result (present when there is any): " +
               "low_residual_df, unresolved_genes, unresolved_degs, ambiguous_degs, degs_cover_most_of_universe, species_mismatch_suspected, " +
-              "subsampled, pooled_fold_changes, no_sample_column, no_cell_type_column, cell_type_mismatch, donor_not_paired, " +
+              "subsampled, pooled_fold_changes, no_sample_column, no_cell_type_column, cell_type_mismatch, donor_not_paired, paired_by_sample_ids, arm_labels_unclear, " +
               "few_development_experiments (model v4 was fitted on few experiments of this perturbation type and list kind)",
           }),
       },

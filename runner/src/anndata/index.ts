@@ -18,7 +18,7 @@ export {
   type DataFrame,
   type FrameColumn,
 } from "./read-anndata.ts";
-export { COUNT_MATRIX_CANDIDATES, type MatrixName, type AnnDataLayout } from "./layout.ts";
+export { countMatrixOrder, type MatrixName, type AnnDataLayout } from "./layout.ts";
 export {
   DEFAULT_READ_LIMITS,
   DEFAULT_TREE_LIMITS,

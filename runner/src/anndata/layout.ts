@@ -4,7 +4,7 @@
  * before any matrix or column data is read.
  */
 import { JobFailure } from "@causeway/contract";
-import { invalidH5ad } from "./errors.ts";
+import { H5LibraryFailure, invalidH5ad } from "./errors.ts";
 import type { H5Node } from "./inventory.ts";
 import type { ReadLimits } from "./limits.ts";
 import {
@@ -18,15 +18,42 @@ import {
   type H5Reader,
 } from "./read-values.ts";
 
-/** Names of the matrices that can hold counts, in the order of model.md §3.2. */
-export const COUNT_MATRIX_CANDIDATES = [
-  "layers/counts",
-  "layers/raw_counts",
-  "layers/count",
-  "raw/X",
-  "X",
-] as const;
-export type MatrixName = (typeof COUNT_MATRIX_CANDIDATES)[number];
+/** Where a matrix of counts can be: the main matrix, raw.X, or a layer. */
+export type MatrixName = "X" | "raw/X" | `layers/${string}`;
+
+/**
+ * Layer names that say "raw counts", lower-cased, in the order they are tried: AnnData's
+ * usual `counts`, then the names other pipelines keep raw UMI counts under. They come before
+ * raw.X and X because a file that names a counts layer has usually normalized X in place.
+ */
+const COUNT_LAYERS = ["counts", "raw_counts", "count", "raw", "umi", "umis", "umi_counts"];
+
+/**
+ * Layers that hold part of each cell's molecules (velocyto's and scVelo's spliced reads): tried
+ * after X, because a velocity file whose X still holds counts holds them for all molecules.
+ */
+const PARTIAL_COUNT_LAYERS = ["spliced"];
+
+/**
+ * The count-matrix candidates present in a file, in the order they are tried (model.md §3.2,
+ * runner/README.md): layers named as counts, raw.X, X, partial-count layers, then every other
+ * layer by name, since any layer of raw integer counts will do.
+ */
+export function countMatrixOrder(layers: readonly string[], hasRaw: boolean, hasX: boolean): MatrixName[] {
+  const named = (keys: readonly string[]): string[] =>
+    keys.flatMap((key) => layers.filter((l) => l.trim().toLowerCase() === key));
+  const counts = named(COUNT_LAYERS);
+  const partial = named(PARTIAL_COUNT_LAYERS);
+  const others = layers.filter((l) => !counts.includes(l) && !partial.includes(l)).sort();
+  const layer = (l: string): MatrixName => `layers/${l}`;
+  return [
+    ...counts.map(layer),
+    ...(hasRaw ? (["raw/X"] as const) : []),
+    ...(hasX ? (["X"] as const) : []),
+    ...partial.map(layer),
+    ...others.map(layer),
+  ];
+}
 
 /** How one matrix is stored. */
 export type MatrixLayout =
@@ -66,10 +93,15 @@ export interface AnnDataLayout {
   nVars: number;
   obs: FrameLayout;
   var: FrameLayout;
-  /** Count-matrix candidates present in the file, keyed by name. */
+  /** Every count-matrix candidate of the file, in the order they are tried (`countMatrixOrder`). */
+  candidates: MatrixName[];
+  /** The candidates to read. */
   matrices: Map<MatrixName, MatrixLayout>;
-  /** All layer names (not only count candidates). */
+  /** Why the other candidates are not read: malformed, or beyond the size limits (never X). */
+  unread: Map<MatrixName, string>;
+  /** All layer names. */
   layers: string[];
+  /** raw.var, when raw.X is among `matrices`. */
   rawVar: FrameLayout | null;
 }
 
@@ -284,34 +316,80 @@ export function describeLayout(r: H5Reader, limits: ReadLimits): AnnDataLayout {
   if (nObs === 0 || nVars === 0)
     throw invalidH5ad(`The file holds an empty matrix (${nObs} observations × ${nVars} genes).`);
 
-  const matrices = new Map<MatrixName, MatrixLayout>();
   const layersGroup = r.inventory.resolve("/layers");
   const layers = layersGroup?.kind === "group" ? [...layersGroup.children].sort() : [];
-  let rawVar: FrameLayout | null = null;
-  for (const name of COUNT_MATRIX_CANDIDATES) {
-    const path = `/${name}`;
-    if (!r.inventory.resolve(path)) continue;
-    if (name === "raw/X") {
-      rawVar = frameLayout(r, "/raw/var", "raw.var");
-      const m = matrixLayout(r, path, limits);
-      checkShape(m, nObs, rawVar.length, limits);
-      matrices.set(name, m);
-    } else {
-      const m = name === "X" && x ? x : matrixLayout(r, path, limits);
-      checkShape(m, nObs, nVars, limits);
-      matrices.set(name, m);
-    }
-  }
-  if (matrices.size === 0)
-    throw invalidH5ad("The file has no expression matrix (X, raw/X or a counts layer).");
-  let total = 0;
-  for (const m of matrices.values()) total += m.encoding === "dense" ? m.nRows * m.nCols : m.nnz;
+  const candidates = countMatrixOrder(layers, r.inventory.resolve("/raw/X") !== undefined, x !== null);
+  const size = (m: MatrixLayout): number => (m.encoding === "dense" ? m.nRows * m.nCols : m.nnz);
+  // X is the file's main matrix: its problems fail the file, and it is always read.
+  if (x) checkShape(x, nObs, nVars, limits);
+  let total = x ? size(x) : 0;
   if (total > limits.maxTotalValues) {
     throw invalidH5ad(
-      `The file's matrices store ${total} values in all; at most ${limits.maxTotalValues} are accepted.`,
+      `X stores ${total.toLocaleString("en")} values; at most ${limits.maxTotalValues.toLocaleString("en")} are accepted.`,
     );
   }
-  return { nObs, nVars, obs, var: vars, matrices, layers, rawVar };
+  const matrices = new Map<MatrixName, MatrixLayout>();
+  const unread = new Map<MatrixName, string>();
+  let rawVar: FrameLayout | null = null;
+  for (const name of candidates) {
+    if (name === "X") {
+      if (x) matrices.set(name, x);
+      continue;
+    }
+    // Another candidate may be something else under a layer's name (a velocity field, an
+    // embedding): passed over with its reason rather than failing a file X may serve.
+    try {
+      const candidate = candidateLayout(r, name, nObs, nVars, limits);
+      if (total + size(candidate.matrix) > limits.maxTotalValues) {
+        unread.set(
+          name,
+          `not read: with its ${size(candidate.matrix).toLocaleString("en")} values the file's matrices would exceed the ${limits.maxTotalValues.toLocaleString("en")} accepted`,
+        );
+        continue;
+      }
+      total += size(candidate.matrix);
+      matrices.set(name, candidate.matrix);
+      if (candidate.rawVar) rawVar = candidate.rawVar;
+    } catch (err) {
+      if (!isCheckFailure(err)) throw err;
+      unread.set(name, err.message);
+    }
+  }
+  if (matrices.size === 0) {
+    const why = [...unread].map(([name, reason]) => `${name}: ${reason}`).join("; ");
+    throw invalidH5ad(
+      `The file has no readable expression matrix (X, raw.X or a layer)${why ? `: ${why}` : "."}`,
+    );
+  }
+  return { nObs, nVars, obs, var: vars, candidates, matrices, unread, layers, rawVar };
+}
+
+/** A raw.X or layer candidate, checked against the file's dimensions and the limits. */
+function candidateLayout(
+  r: H5Reader,
+  name: Exclude<MatrixName, "X">,
+  nObs: number,
+  nVars: number,
+  limits: ReadLimits,
+): { matrix: MatrixLayout; rawVar: FrameLayout | null } {
+  const matrix = matrixLayout(r, `/${name}`, limits);
+  if (name !== "raw/X") {
+    checkShape(matrix, nObs, nVars, limits);
+    return { matrix, rawVar: null };
+  }
+  // raw keeps its own genes (often more than X, which was cut to highly variable genes).
+  const rawVar = frameLayout(r, "/raw/var", "raw.var");
+  checkShape(matrix, nObs, rawVar.length, limits);
+  return { matrix, rawVar };
+}
+
+/** A failure of this module's own checks (not of h5wasm, whose state is then not trusted). */
+function isCheckFailure(err: unknown): err is JobFailure {
+  return (
+    err instanceof JobFailure &&
+    !(err instanceof H5LibraryFailure) &&
+    (err.code === "invalid_h5ad" || err.code === "too_many_observations")
+  );
 }
 
 function tooMany(n: number, limits: ReadLimits): never {

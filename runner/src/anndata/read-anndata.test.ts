@@ -92,7 +92,15 @@ describe("encodings", () => {
       legacyCategoricals: true,
     });
     const ad = await readAnnData(path);
-    expect([...ad.matrices.keys()]).toEqual(["layers/counts", "layers/raw_counts", "raw/X", "X"]);
+    expect([...ad.matrices.keys()]).toEqual([
+      "layers/counts",
+      "layers/raw_counts",
+      "raw/X",
+      "X",
+      "layers/spliced",
+    ]);
+    expect(ad.candidates).toEqual([...ad.matrices.keys()]);
+    expect(ad.unread.size).toBe(0);
     expect(ad.layers).toEqual(["counts", "raw_counts", "spliced"]);
     expect(ad.rawVar?.index).toEqual(["A", "B", "C", "D", "E"]);
     expect(dense(ad.matrices.get("raw/X")!)).toEqual(rawX);
@@ -101,6 +109,47 @@ describe("encodings", () => {
       0.5, 1.5, 2.5, 3.5,
     ]);
     expect(columnAsStrings(ad.var.columns.get("hgnc_symbol")!)).toEqual(["A", "B", "", "D"]);
+  });
+
+  it("passes over a layer that is not a count matrix, or that would exceed the limits, instead of failing the file", async () => {
+    const path = join(dir, "odd-layers.h5ad");
+    await writeTestH5ad(path, { ...base, layers: { UMIs: X, velocity: X } });
+    await h5wasm.ready;
+    const f = new h5wasm.File(path, "a");
+    try {
+      const layers = f.get("layers") as Group;
+      // An embedding-like group that is no sparse matrix, and a 1-D array.
+      layers.create_group("neighbors").create_attribute("encoding-type", "dict");
+      layers.create_dataset({ name: "score", data: Float64Array.from([1, 2, 3, 4]) });
+    } finally {
+      f.close();
+    }
+    const ad = await readAnnData(path);
+    expect(ad.candidates).toEqual([
+      "layers/UMIs",
+      "X",
+      "layers/neighbors",
+      "layers/score",
+      "layers/velocity",
+    ]);
+    expect([...ad.matrices.keys()]).toEqual(["layers/UMIs", "X", "layers/velocity"]);
+    expect(ad.unread.get("layers/neighbors")).toMatch(/not a sparse matrix this reader knows/);
+    expect(ad.unread.get("layers/score")).toMatch(/two-dimensional/);
+    // X is always read; the other candidates only while the file's values stay under the limit.
+    const nnz = ad.matrices.get("X")!.data.length;
+    const tight = await readAnnData(path, { ...readLimits(null), maxTotalValues: 2 * nnz });
+    expect([...tight.matrices.keys()]).toEqual(["layers/UMIs", "X"]);
+    expect(tight.unread.get("layers/velocity")).toMatch(
+      /^not read: with its 7 values the file.s matrices would exceed the 14 accepted/,
+    );
+    const layout = await inspectAnnData(path);
+    expect(layout.candidates).toEqual(ad.candidates);
+  });
+
+  it("still fails a file whose X is not a matrix", async () => {
+    const path = join(dir, "x-strings.h5ad");
+    await writeTestH5ad(path, { ...base, xStrings: true, layers: { counts: X } });
+    await expect(readAnnData(path)).rejects.toMatchObject({ code: "invalid_h5ad" });
   });
 
   it("nullable integer and string columns (values + mask)", async () => {

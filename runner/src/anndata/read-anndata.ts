@@ -1,7 +1,8 @@
 /**
  * The runner's AnnData reader: obs, var, raw.var and every count-matrix candidate of
- * model.md §3.2, as plain typed arrays. All reads happen inside one synchronous h5wasm session
- * (see h5-file.ts) after the structural walk and the size checks of layout.ts.
+ * model.md §3.2 (X, raw.X, each layer), as plain typed arrays. All reads happen inside one
+ * synchronous h5wasm session (see h5-file.ts) after the structural walk and the size checks of
+ * layout.ts.
  */
 import { invalidH5ad } from "./errors.ts";
 import { h5Module, withH5File } from "./h5-file.ts";
@@ -46,11 +47,18 @@ export interface AnnData {
   nVars: number;
   obs: DataFrame;
   var: DataFrame;
-  /** raw.var when the file has raw/X. */
+  /** raw.var, the genes of raw.X's columns, when raw.X is among `matrices`. */
   rawVar: DataFrame | null;
-  /** Count-matrix candidates present in the file, all as observations × genes CSR. */
+  /** Every count-matrix candidate of the file (X, raw.X, each layer), in the order they are tried. */
+  candidates: MatrixName[];
+  /**
+   * The candidates read, as observations × genes CSR; raw.X's columns are raw.var's genes,
+   * every other matrix's are var's.
+   */
   matrices: Map<MatrixName, CsrMatrix>;
-  /** Names of all layers, including ones that are not count candidates. */
+  /** Why the other candidates were not read: malformed, or beyond the size limits. */
+  unread: Map<MatrixName, string>;
+  /** Names of all layers. */
   layers: string[];
 }
 
@@ -105,7 +113,17 @@ function readWithLayout(r: H5Reader, layout: AnnDataLayout): AnnData {
   const rawVar = layout.rawVar ? readFrame(r, layout.rawVar) : null;
   const matrices = new Map<MatrixName, CsrMatrix>();
   for (const [name, m] of layout.matrices) matrices.set(name, readMatrix(r, m));
-  return { nObs: layout.nObs, nVars: layout.nVars, obs, var: vars, rawVar, matrices, layers: layout.layers };
+  return {
+    nObs: layout.nObs,
+    nVars: layout.nVars,
+    obs,
+    var: vars,
+    rawVar,
+    candidates: layout.candidates,
+    matrices,
+    unread: layout.unread,
+    layers: layout.layers,
+  };
 }
 
 function readFrame(r: H5Reader, layout: FrameLayout): DataFrame {

@@ -5,6 +5,7 @@
  */
 import type { DataFrame } from "../anndata/index.ts";
 import { columnValues, isControlLevel, levelsOf } from "./columns.ts";
+import { SUBSAMPLED_COLUMN } from "./dataset-files.ts";
 
 /** One obs column as a role candidate. */
 export interface ColumnCensus {
@@ -23,7 +24,7 @@ export function censusOf(
   const out: ColumnCensus[] = [];
   const nObs = frame.index.length;
   for (const name of frame.columns.keys()) {
-    if (name === conditionName || name === "causeway_subsampled_from") continue;
+    if (name === conditionName || name === SUBSAMPLED_COLUMN) continue;
     const values = columnValues(frame, name);
     const levels = levelsOf(values);
     if (levels.length < 2 || levels.length > Math.max(2, Math.min(200, nObs / 2))) continue;
@@ -55,9 +56,12 @@ export function describeColumn(c: ColumnCensus): string {
   return `\`${c.name}\` has ${c.levels.length} values (${listLevels(c.levels)})`;
 }
 
-/** Candidates for the condition column: few levels, one of them named like a control. */
-export function conditionHints(frame: DataFrame): string[] {
-  const census = censusOf(frame, null, null);
+/**
+ * Candidates for the condition column: few levels, one of them named like a control; only
+ * columns of `nLevels` levels when given (a contrast needs two arms).
+ */
+export function conditionHints(frame: DataFrame, nLevels: number | null = null): string[] {
+  const census = censusOf(frame, null, null).filter((c) => nLevels === null || c.levels.length === nLevels);
   // Columns with a control-like level are the likely ones; the others are listed after them.
   const likely = census.filter((c) => c.levels.length <= 12 && c.levels.some(isControlLevel)).slice(0, 4);
   const hints = likely.map((c) => {
@@ -77,10 +81,20 @@ export function conditionHints(frame: DataFrame): string[] {
   return hints;
 }
 
-/** Candidates for the sample column: at least two values within each arm. */
-export function sampleHints(frame: DataFrame, condition: (string | null)[], conditionName: string): string[] {
+/**
+ * Candidates for the sample column: at least two values within each arm of `condition` (one
+ * arm for a file of a split pair).
+ */
+export function sampleHints(
+  frame: DataFrame,
+  condition: (string | null)[],
+  conditionName: string | null,
+): string[] {
+  const nArms = levelsOf(condition).length;
   return censusOf(frame, condition, conditionName)
-    .filter((c) => c.perArm !== null && c.perArm.size >= 2 && [...c.perArm.values()].every((n) => n >= 2))
+    .filter(
+      (c) => c.perArm !== null && c.perArm.size === nArms && [...c.perArm.values()].every((n) => n >= 2),
+    )
     .sort((a, b) => a.levels.length - b.levels.length)
     .slice(0, 4)
     .map((c) => {
@@ -88,6 +102,28 @@ export function sampleHints(frame: DataFrame, condition: (string | null)[], cond
       const perText = per.length === 1 ? `${per[0]} per arm` : `${[...c.perArm!.values()].join("/")} per arm`;
       return `\`${c.name}\` has ${c.levels.length} values, ${perText}: set sample_column=${c.name}`;
     });
+}
+
+/**
+ * Candidates for the sample column of bulk data: a value on every observation and none twice
+ * within an arm. Fractional numbers are measurements, not ids.
+ */
+export function sampleIdHints(
+  frame: DataFrame,
+  armOf: (i: number) => string,
+  obs: number[],
+  exclude: (string | null)[],
+): string[] {
+  const hints: string[] = [];
+  for (const name of frame.columns.keys()) {
+    if (exclude.includes(name) || name === SUBSAMPLED_COLUMN) continue;
+    const values = columnValues(frame, name);
+    const ids = obs.map((i) => values[i] ?? null);
+    if (ids.some((v) => v === null || (Number.isFinite(Number(v)) && !Number.isInteger(Number(v))))) continue;
+    if (new Set(obs.map((i, k) => `${armOf(i)}\u0000${ids[k]}`)).size === obs.length)
+      hints.push(`\`${name}\` has one value per observation: set sample_column=${name}`);
+  }
+  return hints.slice(0, 4);
 }
 
 /** Candidates for the cell-type column: several non-numeric levels. */

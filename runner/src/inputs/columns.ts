@@ -98,17 +98,27 @@ export function levelsOf(values: (string | null)[]): string[] {
 /**
  * The control level and the perturbation levels of a merged upload's condition column;
  * `condition_control_ambiguous` unless exactly one level is a control and at least one is not.
+ * A column of one level does not tell the arms apart whatever its name, so its message points
+ * to other columns (`otherColumns`, hints the caller computes only then) rather than to a level.
  */
 export function splitConditionLevels(
   column: string,
   levels: string[],
   controlLevel: string | null = null,
+  otherColumns: () => string = () => "",
 ): { control: string; perturbations: string[] } {
   const listed = levels.map((l) => `"${l}"`).join(", ");
   if (controlLevel !== null && !levels.includes(controlLevel)) {
     throw new JobFailure(
       "condition_control_ambiguous",
       `control_level=${controlLevel}, but the condition column "${column}" has no such level (levels: ${listed}).`,
+    );
+  }
+  if (levels.length === 1) {
+    throw new JobFailure(
+      "condition_control_ambiguous",
+      `The condition column "${column}" has one level only (${listed}), so it does not tell control from perturbed observations. Set condition_column to the column that does (its control level named like one, or set control_level too); a file that holds one arm only is one file of a split pair.` +
+        otherColumns(),
     );
   }
   const controls = controlLevel !== null ? [controlLevel] : levels.filter(isControlLevel);
@@ -120,12 +130,5 @@ export function splitConditionLevels(
         : `Several levels of the condition column "${column}" look like controls (${controls.map((l) => `"${l}"`).join(", ")}). Set control_level to the one that is the control.`,
     );
   }
-  const perturbations = levels.filter((l) => l !== controls[0]);
-  if (perturbations.length === 0) {
-    throw new JobFailure(
-      "condition_control_ambiguous",
-      `The condition column "${column}" has only the control level "${controls[0]}"; a perturbed level is needed as well.`,
-    );
-  }
-  return { control: controls[0]!, perturbations };
+  return { control: controls[0]!, perturbations: levels.filter((l) => l !== controls[0]) };
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobFailure } from "@causeway/contract";
 import { HGNC_DIR, KANG_DIR } from "../../../test/shared-data.ts";
 import { writeKangRenamed } from "../../test/fixtures/anndata/kang-renamed.ts";
+import { writeTestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
 import { readAnnData, readLimits } from "../anndata/index.ts";
 import { OrthologueTable, ORTHOLOGUE_FILE, SymbolTable, speciesResolver } from "../symbols/index.ts";
 import { columnValues } from "./columns.ts";
@@ -194,6 +195,48 @@ describe("causeway prepare's files", () => {
     });
     const a2 = await readAnnData(again.control, readLimits(1000));
     expect(a2.obs.index).toEqual(control.obs.index);
+  });
+
+  it("reports the layer that holds the counts, and writes raw.X with raw's own genes", async () => {
+    const genes = ["ISG15", "MX1", "STAT1", "ACTB"];
+    const more = ["B2M", "FTL"];
+    const counts = (n: number) =>
+      Array.from({ length: 24 }, (_, c) => Array.from({ length: n }, (_, g) => 1 + ((c + 3 * g) % 7)));
+    const lognorm = (m: number[][]) => m.map((r) => r.map((v) => Math.log1p(v) + 0.5));
+    const obs = {
+      condition: Array.from({ length: 24 }, (_, c) => (c < 12 ? "ctrl" : "stim")),
+      sample: Array.from({ length: 24 }, (_, c) => `s${Math.floor(c / 6)}`),
+    };
+    const umis = join(dir, "umis.h5ad");
+    await writeTestH5ad(umis, {
+      X: lognorm(counts(4)),
+      xDtype: "<f8",
+      obs,
+      varNames: genes,
+      layers: { UMIs: counts(4) },
+    });
+    const report = await inspectDataset(umis);
+    // A layer named as counts is tried before X.
+    expect(report.counts).toEqual({ matrix: "layers/UMIs", rejected: [] });
+
+    const rawHvg = join(dir, "raw-hvg.h5ad");
+    const raw = counts(6);
+    await writeTestH5ad(rawHvg, {
+      X: lognorm(raw.map((r) => r.slice(2))),
+      xDtype: "<f8",
+      obs,
+      varNames: genes,
+      raw: { X: raw, varNames: [...more, ...genes] },
+    });
+    const written = await writeCellTypeInputs(rawHvg, {
+      fields: {},
+      maxObs: 1000,
+      seed: 1,
+      outDir: join(dir, "raw-hvg"),
+    });
+    const control = await readAnnData(written.control, readLimits(1000));
+    expect(control.var.index).toEqual([...more, ...genes]);
+    expect(control.matrices.get("X")!.nCols).toBe(6);
   });
 
   it("subsamples in proportion, at least one observation per sample", () => {

@@ -342,7 +342,7 @@ export async function writeCellTypeInputs(path: string, o: WriteOptions): Promis
     await writeAnnData(file, {
       X: csrRows(choice.matrix, which),
       obs: canonicalObs(ad, which, r, armSizeOf),
-      var: ad.var,
+      var: choice.genes,
     });
     return file;
   };

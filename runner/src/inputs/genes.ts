@@ -65,9 +65,10 @@ export function mapGenes(frame: DataFrame, symbols: SymbolResolver): GeneMapping
 
 /** What most unresolved identifiers look like, for the `gene_symbols_unmapped` message. */
 export function describeUnresolved(ids: string[]): string {
-  const kinds = { transcript: 0, ensembl: 0, mouse: 0, other: 0 };
+  const kinds = { transcript: 0, mouseEnsembl: 0, ensembl: 0, mouse: 0, other: 0 };
   for (const id of ids) {
     if (ENSEMBL_TRANSCRIPT_RE.test(id)) kinds.transcript++;
+    else if (/^ENSMUSG/i.test(id)) kinds.mouseEnsembl++;
     else if (/^ENS/.test(id)) kinds.ensembl++;
     else if (/^[A-Z][a-z][a-z0-9-]*$/.test(id)) kinds.mouse++;
     else kinds.other++;
@@ -77,6 +78,8 @@ export function describeUnresolved(ids: string[]): string {
   switch (top) {
     case "transcript":
       return `most unmapped identifiers are Ensembl transcript ids (e.g. ${examples}); aggregate to genes first`;
+    case "mouseEnsembl":
+      return `most unmapped identifiers are mouse Ensembl ids (e.g. ${examples}); for mouse data give mouse gene symbols (as var_names or in a var column gene_symbols) and set species=mouse`;
     case "ensembl":
       return `most unmapped identifiers are Ensembl ids that are not human genes (e.g. ${examples})`;
     case "mouse":

@@ -40,9 +40,9 @@ export function loadCounts(label: FileLabel, ad: AnnData): LoadedFile {
 }
 
 export function mapFileGenes(file: LoadedFile, symbols: SymbolResolver): GeneMapping {
-  const mapping = mapGenes(file.ad.var, symbols);
-  const geneTotals = new Float64Array(file.ad.nVars);
+  const mapping = mapGenes(file.choice.genes, symbols);
   const m = file.choice.matrix;
+  const geneTotals = new Float64Array(m.nCols);
   for (let i = 0; i < m.nRows; i++) {
     if (!file.keep[i]) continue;
     for (let q = m.indptr[i]!; q < m.indptr[i + 1]!; q++) geneTotals[m.indices[q]!]! += m.data[q]!;
@@ -174,21 +174,6 @@ export function subsampledArms(
     arms.set(arm, a);
   }
   return [...arms].filter(([, a]) => a.from > a.to).map(([arm, a]) => ({ arm, ...a }));
-}
-
-/** Whether some (sample, arm) has more than one observation. */
-export function hasRepeatedSamples(
-  sampleOf: (string | null)[],
-  armOf: (i: number) => string | null,
-  obs: number[],
-): boolean {
-  const seen = new Set<string>();
-  for (const i of obs) {
-    const key = `${armOf(i)}\u0000${sampleOf[i]}`;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
 }
 
 export const keptObs = (keep: Uint8Array): number[] => {

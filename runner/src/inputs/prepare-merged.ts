@@ -9,6 +9,7 @@ import { readAnnData, readLimits } from "../anndata/index.ts";
 import {
   chooseColumn,
   chooseDonorColumn,
+  COLUMN_NAMES,
   columnValues,
   findColumn,
   levelsOf,
@@ -28,9 +29,9 @@ import {
   checkCellType,
   selectCellType,
   subsampledArms,
-  hasRepeatedSamples,
   keptObs,
 } from "./prepare-files.ts";
+import { dataKindOf, missingSampleColumn } from "./data-kind.ts";
 
 /** Options of `prepareMergedDataset`. */
 export interface MergedOptions {
@@ -83,7 +84,7 @@ export async function prepareMergedDataset(
   if (!conditionCol) {
     throw new JobFailure(
       "missing_condition_column",
-      `The dataset has no condition column in obs (looked for ${["condition", "perturbation", "treatment", "group", "stim", "status", "genotype"].join(", ")}); set condition_column (and control_level if its control is not named like one).` +
+      `The dataset has no condition column in obs (looked for ${COLUMN_NAMES.condition.join(", ")}); set condition_column (and control_level if its control is not named like one).` +
         hintText(conditionHints(ad.obs), ad.obs),
     );
   }
@@ -99,6 +100,7 @@ export async function prepareMergedDataset(
     conditionCol,
     levelsOf(condition.filter((_, i) => file.keep[i])),
     ds.control_level ?? null,
+    () => hintText(conditionHints(ad.obs, 2), ad.obs),
   );
   const mapping = mapFileGenes(file, options.symbols);
 
@@ -106,35 +108,29 @@ export async function prepareMergedDataset(
   const donorCol = chooseDonorColumn(ad.obs, ds.donor_column, sampleCol);
   const sampleValues = sampleCol ? columnValues(ad.obs, sampleCol) : null;
   let obs = keptObs(file.keep);
-  const singleCell =
-    cellTypeCol !== null ||
-    (sampleValues !== null && hasRepeatedSamples(sampleValues, (i) => condition[i]!, obs));
-  if (singleCell && !sampleCol) {
-    throw new JobFailure(
-      "missing_sample_column",
-      `The dataset is single-cell (it has a cell-type column) but no sample column in obs (looked for sample, sample_id, samples, replicate, orig.ident, library_id). Cells are not replicates: set sample_column to the column holding the biological sample of each cell.` +
-        hintText(sampleHints(ad.obs, condition, conditionCol), ad.obs),
+  const kind = dataKindOf(
+    ad.obs,
+    { sample: sampleCol, cellType: cellTypeCol, condition: conditionCol },
+    sampleValues,
+    { of: (i) => condition[i]!, text: (level) => `the condition "${level}"` },
+    obs,
+  );
+  if (kind.singleCell && !sampleCol) {
+    throw missingSampleColumn(
+      "The dataset",
+      kind.because,
+      sampleHints(ad.obs, condition, conditionCol),
+      ad.obs,
     );
   }
-  if (!singleCell && !sampleCol) {
-    const perArm = new Map<string, number>();
-    for (const i of obs) perArm.set(condition[i]!, (perArm.get(condition[i]!) ?? 0) + 1);
-    const big = [...perArm].find(([, n]) => n > 50);
-    if (big) {
-      throw new JobFailure(
-        "missing_sample_column",
-        `The condition "${big[0]}" has ${big[1]} observations but obs has no sample column; this looks like single-cell data without sample annotation. Set sample_column to the column holding the biological sample of each cell.` +
-          hintText(sampleHints(ad.obs, condition, conditionCol), ad.obs),
-      );
-    }
-  }
-  if (singleCell && !cellTypeCol) {
+  if (kind.singleCell && !cellTypeCol) {
     throw new JobFailure(
       "missing_cell_type_column",
-      "The dataset is single-cell (samples have several cells) but obs has no cell-type column (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class); a prediction analyzes one cell type: set cell_type_column and cell_type." +
+      `The dataset is single-cell (${kind.because}) but obs has no cell-type column (looked for ${COLUMN_NAMES.cellType.join(", ")}); a prediction analyzes one cell type: set cell_type_column and cell_type.` +
         hintText(cellTypeHints(ad.obs, [conditionCol, sampleCol, donorCol]), ad.obs),
     );
   }
+  const singleCell = kind.singleCell;
   let cellType: string | null = null;
   let missingCellType = 0;
   if (cellTypeCol) {
@@ -227,5 +223,3 @@ export async function prepareMergedDataset(
     };
   });
 }
-
-/** Per-file state of a split upload after the column checks. */

@@ -5,7 +5,10 @@
  */
 import type { DatasetOptions } from "@causeway/contract";
 import { readAnnData, readLimits } from "../anndata/index.ts";
-import { chooseColumn, chooseDonorColumn, columnValues } from "./columns.ts";
+import { checkArmLabels, checkDistinctFiles, type ArmLabels } from "./arm-labels.ts";
+import { sampleHints } from "./column-census.ts";
+import { chooseColumn, chooseDonorColumn, columnValues, levelsOf } from "./columns.ts";
+import { dataKindOf, missingSampleColumn } from "./data-kind.ts";
 import { normalizeDegs } from "./genes.ts";
 import { aggregate, MIN_CELLS, type ArmPart } from "./pseudobulk.ts";
 import type { Arm, InputMetadata, PreparedSplit, SymbolResolver } from "./types.ts";
@@ -17,12 +20,11 @@ import {
   sorted,
   geneIndex,
   geneStats,
-  singleLevel,
   checkCellType,
   selectCellType,
   subsampledArms,
-  hasRepeatedSamples,
   keptObs,
+  fileText,
 } from "./prepare-files.ts";
 
 /** Options of `prepareSplitDataset`. */
@@ -44,7 +46,37 @@ interface SplitArm {
   missingCellType: number;
   missingSample: number;
   columns: InputMetadata["columns"];
+  labels: ArmLabels;
+  /** The file's single condition level, else the file's role. */
   level: string;
+}
+
+/**
+ * Samples of a single-cell file without a sample column: all its cells pooled as one (§3.5),
+ * unless its donor column names samples. Pooling those would throw away replicates the file
+ * has, so the file fails as a merged file does and the message names the column to set.
+ */
+function pooledSample(
+  file: LoadedFile,
+  because: string,
+  donorOf: (string | null)[] | null,
+  conditionCol: string | null,
+  obs: number[],
+  warnings: string[],
+): string[] {
+  if (donorOf !== null && levelsOf(donorOf).length >= 2) {
+    const arm = Array.from({ length: file.ad.nObs }, (_, i): string | null =>
+      file.keep[i] ? file.label : null,
+    );
+    throw missingSampleColumn(
+      `The ${fileText(file.label)}`,
+      because,
+      sampleHints(file.ad.obs, arm, conditionCol),
+      file.ad.obs,
+    );
+  }
+  warnings.push(`no_sample_column:${file.label}`);
+  return obs.map(() => file.label);
 }
 
 function splitArmColumns(file: LoadedFile, warnings: string[], ds: Partial<DatasetOptions>): SplitArm {
@@ -67,36 +99,42 @@ function splitArmColumns(file: LoadedFile, warnings: string[], ds: Partial<Datas
     missingSample = obs.filter((i) => sampleValues[i] === null).length;
     obs = obs.filter((i) => sampleValues[i] !== null);
   }
-  const repeated = sampleValues !== null && hasRepeatedSamples(sampleValues, () => "", obs);
-  // Unannotated data with many observations is single-cell (§3.5 guard); split uploads then pool.
-  const singleCell = cellTypeCol !== null || repeated || (!sampleCol && obs.length > 50);
+  const kind = dataKindOf(
+    ad.obs,
+    { sample: sampleCol, cellType: cellTypeCol, condition: conditionCol },
+    sampleValues,
+    { of: () => file.label, text: () => `the ${fileText(file.label)}` },
+    obs,
+  );
+  const donorValues = donorCol ? columnValues(ad.obs, donorCol) : null;
+  const donorOf = donorValues ? obs.map((i) => donorValues[i]!) : null;
   let sampleOf: string[];
   if (sampleValues) sampleOf = obs.map((i) => sampleValues[i]!);
-  else if (singleCell) {
-    warnings.push(`no_sample_column:${file.label}`);
-    sampleOf = obs.map(() => file.label);
-  } else sampleOf = obs.map((i) => ad.obs.index[i]!);
-  if (singleCell && !cellTypeCol) warnings.push(`no_cell_type_column:${file.label}`);
-  const donorValues = donorCol ? columnValues(ad.obs, donorCol) : null;
-  const level = (conditionCol ? singleLevel(ad, conditionCol, obs) : null) ?? file.label;
+  else if (kind.singleCell) sampleOf = pooledSample(file, kind.because, donorOf, conditionCol, obs, warnings);
+  else sampleOf = obs.map((i) => ad.obs.index[i]!);
+  if (kind.singleCell && !cellTypeCol) warnings.push(`no_cell_type_column:${file.label}`);
+  const conditionValues = conditionCol ? columnValues(ad.obs, conditionCol) : null;
+  const levels = conditionValues ? levelsOf(obs.map((i) => conditionValues[i]!)) : [];
   return {
     file,
     obs,
     sampleOf,
-    donorOf: donorValues ? obs.map((i) => donorValues[i]!) : null,
-    singleCell,
+    donorOf,
+    singleCell: kind.singleCell,
     cellType,
     missingCellType,
     missingSample,
     columns: { condition: conditionCol, sample: sampleCol, donor: donorCol, cellType: cellTypeCol },
-    level,
+    labels: { file: file.label, column: conditionCol, levels },
+    level: levels.length === 1 ? levels[0]! : file.label,
   };
 }
 
 /**
- * Checks and aggregates a split upload: one file per arm and the user's DEG list. Fold
- * changes come from the GLM when both arms keep ≥ 2 replicates, else from pooled counts
- * (§5.9, `logfcMethod`), with a warning rather than a failure.
+ * Checks and aggregates a split upload: one file per arm and the user's DEG list. The files
+ * must be two different arms as their labels tell (arm-labels.ts). Fold changes come from the
+ * GLM when both arms keep ≥ 2 replicates, else from pooled counts (§5.9, `logfcMethod`), with
+ * a warning rather than a failure.
  */
 export async function prepareSplitDataset(
   controlPath: string,
@@ -108,10 +146,12 @@ export async function prepareSplitDataset(
   const adControl = await readAnnData(controlPath, limits);
   const adPerturbed = await readAnnData(perturbedPath, limits);
   const files = [loadCounts("control", adControl), loadCounts("perturbed", adPerturbed)] as const;
+  checkDistinctFiles(...files);
   const mappings = files.map((f) => mapFileGenes(f, options.symbols));
   const degs = normalizeDegs(degsJson, options.symbols);
   const warnings: string[] = [];
   const arms = files.map((f) => splitArmColumns(f, warnings, options.dataset ?? {})) as [SplitArm, SplitArm];
+  warnings.push(...checkArmLabels(arms[0].labels, arms[1].labels));
   if (arms[0].cellType !== null && arms[1].cellType !== null && arms[0].cellType !== arms[1].cellType) {
     warnings.push("cell_type_mismatch");
   }
@@ -131,9 +171,10 @@ export async function prepareSplitDataset(
   let agg = aggregate(genes, parts, singleCell ? MIN_CELLS : 1);
   const replicated = agg.samplesPerArm[0] >= 2 && agg.samplesPerArm[1] >= 2;
   if (!replicated) {
-    // No GLM: fold changes pool every cell of an arm (§5.9), so no sample is dropped.
+    // No GLM: fold changes pool every cell of an arm (§5.9), so no sample is dropped, and the
+    // design (with its donor warnings) plays no part.
     warnings.push("pooled_fold_changes");
-    agg = aggregate(genes, parts, 1);
+    agg = { ...aggregate(genes, parts, 1), warnings: [] };
   }
   return {
     controlLevel: arms[0].level,

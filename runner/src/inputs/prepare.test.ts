@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HGNC_DIR, KANG_DIR } from "../../../test/shared-data.ts";
 import { SymbolTable } from "../symbols/index.ts";
 import { readAnnData, columnAsStrings } from "../anndata/index.ts";
-import { writeTestH5ad, type TestH5ad } from "../../test/fixtures/anndata/write-test-h5ad.ts";
+import {
+  writeTestH5ad,
+  type TestColumn,
+  type TestH5ad,
+} from "../../test/fixtures/anndata/write-test-h5ad.ts";
 import { foldChangesForSplitUpload, runDifferentialExpression } from "../de/index.ts";
 import { prepareMergedDataset, prepareSplitDataset } from "./index.ts";
 import type { PreparedContrast } from "./types.ts";
@@ -36,6 +40,8 @@ const failure = async (p: Promise<unknown>) => {
   return err as { code: string; message: string };
 };
 const GENES = ["ISG15", "MX1", "IFIT1", "STAT1", "GAPDH", "ACTB"];
+const split = (control: string, perturbed: string, dataset: Record<string, string> = {}) =>
+  prepareSplitDataset(control, perturbed, ["ISG15", "MX1"], { symbols, maxObsPerFile: 1000, dataset });
 
 /** Single-cell merged data: `cells[arm][sample]` cells per sample, counts from `value`. */
 function singleCell(
@@ -139,6 +145,8 @@ describe("Kang 2018 split upload", () => {
     expect(s.degs.symbols.filter((d) => !s.pseudoBulk.genes.includes(d))).toEqual([]);
     expect(s.design.paired).toBe(true);
     expect(s.logfcMethod).toBe("glm");
+    // Labels that fit the arms and a design paired by its donor column: nothing to warn about.
+    expect(s.metadata.warnings).toEqual([]);
     expect(s.metadata.countMatrix.map((m) => m.name)).toEqual(["X", "X"]);
 
     // Reference: gene (var_names) × ctrl101 ctrl107 stim101 stim107, summed by python anndata.
@@ -172,9 +180,11 @@ describe("Kang 2018 split upload", () => {
   });
 
   it("continues with pooled fold changes and a warning when a file has no sample column", async () => {
+    // The same counts in both files, on different cells (the same cells would be one file twice).
     const spec = (level: string): TestH5ad => ({
       X: Array.from({ length: 30 }, (_, i) => GENES.map((_, g) => 1 + ((i + g) % 5))),
       obs: { condition: Array(30).fill(level), cell_type: Array(30).fill("monocyte") },
+      obsNames: Array.from({ length: 30 }, (_, i) => `${level}-${i}`),
       varNames: GENES,
     });
     const s = await prepareSplitDataset(
@@ -341,7 +351,7 @@ describe("merged uploads: the checks of model.md §3 in order", () => {
   it.each([
     [["drugA", "drugB"], /No level .* names a control/],
     [["ctrl", "control", "drug"], /Several levels/],
-    [["untreated"], /only the control level/],
+    [["untreated"], /has one level only/],
   ])("condition_control_ambiguous for levels %j", async (levels, pattern) => {
     const spec = singleCell([
       [12, 12],
@@ -535,5 +545,219 @@ describe("merged uploads: the checks of model.md §3 in order", () => {
     const isg15 = c!.pseudoBulk.genes.indexOf("ISG15");
     // ISG15 is 1 or 2 of totals 21 or 22, alternating.
     expect(c!.meanCp10k.control[isg15]).toBeCloseTo((1e4 * (1 / 21 + 2 / 22)) / 2, 9);
+  });
+});
+
+/** Bulk data: one observation per entry of `condition`, counts varying by observation. */
+function bulk(condition: string[], obs: Record<string, TestColumn> = {}): TestH5ad {
+  return {
+    X: condition.map((_, i) => GENES.map((_, g) => 10 + ((i * 7 + g * 3) % 11))),
+    obs: { condition, ...obs },
+    obsNames: condition.map((c, i) => `${c}-${i}`),
+    varNames: GENES,
+  };
+}
+
+/** One arm of a split pair: `cells` cells per sample of the arm `level`. */
+function splitArm(level: string, cells: number[], obs: Record<string, TestColumn> = {}): TestH5ad {
+  const spec = singleCell([cells, []], (c, g) => 1 + ((c * 3 + g * g + level.length) % 7));
+  const n = spec.X!.length;
+  return {
+    ...spec,
+    obs: { ...spec.obs, condition: Array<string>(n).fill(level), ...obs },
+    obsNames: Array.from({ length: n }, (_, i) => `${level}-${i}`),
+  };
+}
+
+describe("split uploads: the files are the arms they were uploaded as", () => {
+  const kang = (name: string) => join(SPLIT, name);
+
+  it("fails on the same file uploaded as both arms", async () => {
+    const err = await failure(split(kang("control.h5ad"), kang("control.h5ad")));
+    expect(err.code).toBe("condition_control_ambiguous");
+    expect(err.message).toContain("same 200 observations with the same counts");
+  });
+
+  it("fails on swapped files, named by the merged shape's control-level rule", async () => {
+    const err = await failure(split(kang("perturbed.h5ad"), kang("control.h5ad")));
+    expect(err.code).toBe("condition_control_ambiguous");
+    expect(err.message).toMatch(/control file is labelled "stim".*perturbed file "ctrl".*look swapped/);
+    expect(err.message).toContain('Upload the "ctrl" file as the control');
+  });
+
+  it("fails on a merged file uploaded as one arm", async () => {
+    const err = await failure(split(join(KANG_DIR, "kang2018_ifnb_cd14mono.h5ad"), kang("perturbed.h5ad")));
+    expect(err.code).toBe("condition_control_ambiguous");
+    expect(err.message).toMatch(/control file holds 2 levels .*"ctrl", "stim".*looks like a merged dataset/);
+  });
+
+  it("fails when both files carry the same single level on different cells", async () => {
+    const other = splitArm("ctrl", [12, 12]);
+    const err = await failure(
+      split(
+        await file(splitArm("ctrl", [12, 12])),
+        await file({ ...other, obsNames: other.obsNames!.map((name) => `other-${name}`) }),
+      ),
+    );
+    expect(err.code).toBe("condition_control_ambiguous");
+    expect(err.message).toContain('Both files are labelled "ctrl" in the condition column "condition"');
+  });
+
+  it("warns, not fails, when the labels only half fit", async () => {
+    const timeCourse = await split(
+      await file(splitArm("0h", [12, 12])),
+      await file(splitArm("6h", [12, 12])),
+    );
+    expect(timeCourse.metadata.warnings).toContain("arm_labels_unclear:control");
+    expect(timeCourse.controlLevel).toBe("0h");
+    const twoControls = await split(
+      await file(splitArm("ctrl", [12, 12])),
+      await file(splitArm("control", [12, 12])),
+    );
+    expect(twoControls.metadata.warnings).toContain("arm_labels_unclear:perturbed");
+    const fitting = await split(
+      await file(splitArm("ctrl", [12, 12])),
+      await file(splitArm("IFNb", [12, 12])),
+    );
+    expect(fitting.metadata.warnings.filter((w) => w.startsWith("arm_labels_unclear"))).toEqual([]);
+  });
+});
+
+describe("bulk or single-cell: the observations per sample decide", () => {
+  const arms = ["ctrl", "ctrl", "ctrl", "stim", "stim", "stim"];
+  const ids = ["c1", "c2", "c3", "s1", "s2", "s3"];
+
+  it("reads one observation per sample as bulk despite a constant cell-type column (merged)", async () => {
+    const [c] = await merged(await file(bulk(arms, { sample: ids, cell_type: Array(6).fill("monocyte") })));
+    expect(c!.metadata.dataKind).toBe("bulk");
+    expect(c!.pseudoBulk.samples.map((x) => x.nCells)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(c!.summary.cell_type).toBe("monocyte");
+  });
+
+  it("reads one observation per sample as bulk despite a constant cell-type column (split)", async () => {
+    const arm = (level: string, from: number) =>
+      file(
+        bulk(Array<string>(3).fill(level), {
+          sample: ids.slice(from, from + 3),
+          cell_type: Array(3).fill("monocyte"),
+        }),
+      );
+    const s = await split(await arm("ctrl", 0), await arm("stim", 3));
+    expect(s.metadata.dataKind).toBe("bulk");
+    expect(s.replicated).toBe(true);
+    expect(s.logfcMethod).toBe("glm");
+    expect(s.metadata.warnings).not.toContain("pooled_fold_changes");
+  });
+
+  it("does not read cells as bulk samples: a per-cell id in the sample column of a file with cell types", async () => {
+    const cells = [...Array<string>(60).fill("ctrl"), ...Array<string>(60).fill("stim")];
+    const err = await failure(
+      merged(
+        await file(
+          bulk(cells, {
+            sample: cells.map((_, i) => `cell-${i}`),
+            cell_type: Array<string>(120).fill("monocyte"),
+          }),
+        ),
+      ),
+    );
+    expect(err.code).toBe("missing_sample_column");
+    expect(err.message).toContain('The sample column "sample" gives each of the 60 observations');
+    expect(err.message).toContain("look like cell ids");
+  });
+
+  it("names a bulk sample column that repeats ids within a condition, and the columns that would do", async () => {
+    const replicate = ["1", "2", "1", "2", "1", "2"];
+    const err = await failure(merged(await file(bulk(arms, { replicate }))));
+    expect(err.code).toBe("missing_sample_column");
+    expect(err.message).toContain('The sample column "replicate" repeats ids within the condition "ctrl"');
+    expect(err.message).toContain("this looks like bulk data");
+    expect(err.message).toContain("donor_column=replicate");
+    expect(err.message).not.toContain("single-cell (samples have several");
+    const withIds = await failure(
+      merged(await file(bulk(arms, { replicate, library: ids, depth: [1.5, 2, 3, 4, 5, 6] }))),
+    );
+    expect(withIds.message).toContain("`library` has one value per observation: set sample_column=library");
+    expect(withIds.message).not.toContain("depth");
+  });
+});
+
+describe("split uploads without a sample column", () => {
+  /** One arm of 24 cells, its sample column replaced by `donor`. */
+  const withDonorOnly = (level: string, donor: string[]) => {
+    const spec = splitArm(level, [12, 12]);
+    const { sample: _s, ...obs } = spec.obs;
+    return file({ ...spec, obs: { ...obs, donor } });
+  };
+  const twoDonors = Array.from({ length: 24 }, (_, i) => (i < 12 ? "d1" : "d2"));
+
+  it("fail as a merged file does when the donor column names samples", async () => {
+    const err = await failure(
+      split(await withDonorOnly("ctrl", twoDonors), await withDonorOnly("stim", twoDonors)),
+    );
+    expect(err.code).toBe("missing_sample_column");
+    expect(err.message).toContain("The control file is single-cell (it has a cell-type column)");
+    expect(err.message).toContain("set sample_column=donor");
+    const named = await split(
+      await withDonorOnly("ctrl", twoDonors),
+      await withDonorOnly("stim", twoDonors),
+      {
+        sample_column: "donor",
+      },
+    );
+    expect(named.logfcMethod).toBe("glm");
+    expect(named.design).toEqual({ paired: true, donors: ["d1", "d2"] });
+  });
+
+  it("pool without a word about donors when the donor column names one donor per file", async () => {
+    const oneDonor = Array<string>(24).fill("d1");
+    const s = await split(await withDonorOnly("ctrl", oneDonor), await withDonorOnly("stim", oneDonor));
+    expect(s.logfcMethod).toBe("pooled_cpm");
+    expect(s.metadata.warnings).toContain("no_sample_column:control");
+    expect(s.metadata.warnings).not.toContain("donor_not_paired");
+  });
+});
+
+describe("merged uploads: what the condition and sample ids say about the design", () => {
+  it("warns that a design paired on sample ids shared by both arms was read as paired", async () => {
+    const arms = ["ctrl", "ctrl", "ctrl", "stim", "stim", "stim"];
+    const [numbered] = await merged(await file(bulk(arms, { replicate: ["1", "2", "3", "1", "2", "3"] })));
+    expect(numbered!.design).toEqual({ paired: true, donors: ["1", "2", "3"] });
+    expect(numbered!.metadata.warnings).toContain("paired_by_sample_ids");
+    const [unique] = await merged(await file(bulk(arms, { sample: ["c1", "c2", "c3", "s1", "s2", "s3"] })));
+    expect(unique!.design.paired).toBe(false);
+    expect(unique!.metadata.warnings).toEqual([]);
+    const [byDonor] = await merged(await file(bulk(arms, { donor: ["1", "2", "3", "1", "2", "3"] })));
+    expect(byDonor!.design.paired).toBe(true);
+    expect(byDonor!.metadata.warnings).toEqual([]);
+  });
+
+  it("points a one-level condition column to the obs columns of two levels, not to control_level", async () => {
+    const spec = singleCell([
+      [12, 12],
+      [12, 12],
+    ]);
+    const stim = spec.obs.condition!;
+    const err = await failure(
+      merged(
+        await file({
+          ...spec,
+          obs: {
+            ...spec.obs,
+            condition: Array(48).fill("IFN-beta 6h experiment"),
+            stim,
+            batch: Array(48).fill("b1"),
+          },
+        }),
+      ),
+    );
+    expect(err.code).toBe("condition_control_ambiguous");
+    expect(err.message).toContain(
+      'The condition column "condition" has one level only ("IFN-beta 6h experiment")',
+    );
+    expect(err.message).toContain("`stim` has 2 values");
+    expect(err.message).toContain("set condition_column=stim");
+    expect(err.message).not.toContain("control_level=IFN");
+    expect(err.message).not.toContain("`sample`");
   });
 });

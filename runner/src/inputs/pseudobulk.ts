@@ -29,7 +29,7 @@ export interface Aggregate {
   pseudoBulk: PseudoBulkMatrix;
   dropped: DroppedSample[];
   design: ContrastDesign;
-  /** Warnings such as `donor_not_paired`. */
+  /** Warnings of the design: `donor_not_paired`, `paired_by_sample_ids`. */
   warnings: string[];
   pooled: { counts: Float64Array; librarySize: [number, number] };
   meanCp10k: { control: Float64Array; perturbed: Float64Array };
@@ -150,7 +150,9 @@ export function aggregate(genes: string[], parts: ArmPart[], minCells: number): 
 /**
  * Donor per kept sample and whether the design is paired: a donor column is used only when
  * every sample has one donor and every donor level has samples in both arms; without a donor
- * column, a sample id present in both arms serves as the donor.
+ * column, a sample id present in both arms serves as the donor. That reading is §3.3's, but ids
+ * that only number the replicates of each arm (1, 2, 3 in both) read the same way, so a design
+ * paired on sample ids says so (`paired_by_sample_ids`).
  */
 function decideDesign(
   kept: SampleAcc[],
@@ -171,5 +173,6 @@ function decideDesign(
   );
   const paired = complete && levels.length >= 2 && inBoth;
   if (!paired && (hasDonorColumn || levels.length > 0)) warnings.push("donor_not_paired");
+  if (paired && !hasDonorColumn) warnings.push("paired_by_sample_ids");
   return { design: { paired, donors: paired ? levels : [] }, donorOf, warnings };
 }

@@ -91,7 +91,11 @@ export interface InputMetadata {
   };
   /** Arms that `causeway prepare` subsampled: observations before and kept. */
   subsampled: { arm: string; from: number; to: number }[];
-  /** Codes such as `no_sample_column`, `cell_type_mismatch`, `donor_not_paired`, `pooled_fold_changes`. */
+  /**
+   * Codes such as `no_sample_column`, `cell_type_mismatch`, `donor_not_paired`,
+   * `paired_by_sample_ids`, `arm_labels_unclear`, `pooled_fold_changes`; a `:control` or
+   * `:perturbed` suffix names the file of a split upload.
+   */
   warnings: string[];
 }
 

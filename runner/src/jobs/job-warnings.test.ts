@@ -21,6 +21,30 @@ describe("the job's warnings", () => {
     expect(warnings).toEqual([{ code: few.code, message: `${few.message} (result set cd14)` }]);
   });
 
+  it("say in a sentence what the input checks recorded by code", () => {
+    const checked = {
+      prefix: "",
+      metadata: {},
+      prepared: {
+        metadata: {
+          warnings: ["paired_by_sample_ids", "arm_labels_unclear:perturbed"],
+          subsampled: [],
+          genes: { nInput: 0, nUnresolved: 0, unresolvedExamples: [] },
+        },
+      },
+    } as unknown as Contrast;
+    const warnings = collectWarnings({
+      contrasts: [checked],
+      scores: [scores(undefined)],
+      species: "human",
+      orthologues: null,
+      suppliedDegs: null,
+    });
+    expect(warnings.map((w) => w.code)).toEqual(["paired_by_sample_ids", "arm_labels_unclear"]);
+    expect(warnings[0]!.message).toContain("read as paired");
+    expect(warnings[1]!.message).toContain("uploaded as the right arm");
+  });
+
   it("are empty when neither the inputs nor the scoring say anything", () => {
     const warnings = collectWarnings({
       contrasts: [contrast("")],

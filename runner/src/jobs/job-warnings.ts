@@ -20,6 +20,10 @@ const INPUT_WARNINGS: Record<string, string> = {
   cell_type_mismatch: "The control and perturbed files name different cell types.",
   donor_not_paired:
     "A donor column was found but donors are not shared by both arms: the design is not paired.",
+  paired_by_sample_ids:
+    "The same sample ids appear in both arms, so the design was read as paired (each id one donor or culture under both conditions). If the ids only number the replicates of each condition (1, 2, 3 in both), give every sample a unique id (e.g. ctrl_1, stim_1), or set donor_column to the column that names each sample's donor.",
+  arm_labels_unclear:
+    "The condition labels inside the control and perturbed files do not clearly name their arms (a control file not named like a control, a perturbed file named like one, or a file holding several conditions): check that each file was uploaded as the right arm.",
 };
 
 const examples = (xs: readonly string[]): string => xs.slice(0, 5).join(", ");
@@ -100,7 +104,7 @@ export function collectWarnings(w: WarningInputs): JobWarning[] {
     if (looksLikeMouse(ids, w.orthologues))
       add(
         "species_mismatch_suspected",
-        "Most gene identifiers are spelled like mouse symbols (e.g. Stat1) but were read as human genes; if the data are from mouse, submit again with species=mouse.",
+        "Most gene identifiers look like mouse genes (symbols spelled like Stat1, or Ensembl ids ENSMUSG…) but were read as human genes; if the data are from mouse, submit again with species=mouse.",
       );
   }
   return [...out.values()];

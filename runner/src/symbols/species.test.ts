@@ -51,4 +51,22 @@ describe("species", () => {
     expect(looksLikeMouse(mouseIds.slice(0, 5), orthologues)).toBe(false);
     expect(looksLikeMouse(mouseIds, null)).toBe(false);
   });
+
+  it("takes mouse Ensembl ids as mouse evidence, with or without an orthologue table", () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `ENSMUSG${String(i + 1).padStart(11, "0")}`);
+    expect(looksLikeMouse(ids, null)).toBe(true);
+    expect(
+      looksLikeMouse(
+        ids.map((id) => `${id}.3`),
+        orthologues,
+      ),
+    ).toBe(true);
+    const human = ids.map((id) => id.replace("ENSMUSG", "ENSG"));
+    expect(looksLikeMouse(human, null)).toBe(false);
+    // Human Ensembl ids weigh against mouse ones; other species' ids count for neither.
+    expect(looksLikeMouse([...ids.slice(0, 10), ...human.slice(0, 5)], null)).toBe(false);
+    expect(looksLikeMouse([...ids.slice(0, 10), "ENSRNOG00000000001", "ENSDARG00000000001"], null)).toBe(
+      true,
+    );
+  });
 });

@@ -41,18 +41,27 @@ export function speciesResolver(
 /** A symbol spelled the mouse way: capital first letter, then lower case (`Stat1`, `H2-K1` is not). */
 export const MOUSE_STYLE_RE = /^[A-Z][a-z][a-z0-9-]*$/;
 
+/** An Ensembl gene id and its species prefix: "" for human (`ENSG…`), `MUS` for mouse (`ENSMUSG…`). */
+const ENSEMBL_SPECIES_RE = /^ENS([A-Z]*)G\d{11}(\.\d+)?$/i;
+
 /**
- * Whether a human-mode identifier list looks like mouse symbols: most of the identifiers are
- * spelled the mouse way and name a mouse gene of the orthologue table.
+ * Whether a human-mode identifier list looks like mouse data: most identifiers are mouse
+ * Ensembl ids (`ENSMUSG…`, which need no table) or symbols spelled the mouse way that name a
+ * mouse gene of the orthologue table.
  */
 export function looksLikeMouse(identifiers: readonly string[], orthologues: OrthologueTable | null): boolean {
-  if (!orthologues || identifiers.length === 0) return false;
   let mouse = 0;
-  let upper = 0;
+  let human = 0;
   for (const raw of identifiers) {
     const id = raw.trim();
-    if (MOUSE_STYLE_RE.test(id) && orthologues.humanOf(id) !== null) mouse++;
-    else if (/^[A-Z0-9-]+$/.test(id) && /[A-Z]/.test(id)) upper++;
+    const ensembl = ENSEMBL_SPECIES_RE.exec(id);
+    if (ensembl) {
+      // Other species' ids (ENSRNOG…, ENSDARG…) speak for neither.
+      const prefix = ensembl[1]!.toUpperCase();
+      if (prefix === "MUS") mouse++;
+      else if (prefix === "") human++;
+    } else if (MOUSE_STYLE_RE.test(id) && (orthologues?.humanOf(id) ?? null) !== null) mouse++;
+    else if (/^[A-Z0-9-]+$/.test(id) && /[A-Z]/.test(id)) human++;
   }
-  return mouse >= 10 && mouse > 2 * upper;
+  return mouse >= 10 && mouse > 2 * human;
 }

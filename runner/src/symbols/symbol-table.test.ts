@@ -35,13 +35,24 @@ describe("SymbolTable on the shared HGNC snapshot", () => {
   });
 
   it("names the symbols of an identifier that names several, instead of resolving it", () => {
-    // ENSG00000004866 is both ST7 and its overlapping transcript ST7-OT3.
-    expect(table.resolveEnsembl("ENSG00000004866.20")).toBeNull();
-    expect(table.ambiguousEnsembl("ENSG00000004866.20")).toEqual(["ST7", "ST7-OT3"]);
+    // ENSG00000099977 is listed under DDT and DDTL, two protein-coding paralogues.
+    expect(table.resolveEnsembl("ENSG00000099977.14")).toBeNull();
+    expect(table.ambiguousEnsembl("ENSG00000099977.14")).toEqual(["DDT", "DDTL"]);
     expect(table.ambiguousSymbols("10q23del")).toEqual(["BMPR1A", "PTEN"]);
     expect(table.ambiguousEnsembl("ENSG00000169429")).toEqual([]);
     expect(table.ambiguousSymbols("STAT1")).toEqual([]);
     expect(table.ambiguousSymbols("NOT_A_GENE_XYZ")).toEqual([]);
+  });
+
+  it.each<[string, string, string]>([
+    ["ENSG00000143384", "MCL1", "beside the antisense ncRNA ADAMTSL4-AS1"],
+    ["ENSG00000128383", "APOBEC3A", "beside NCBI's hybrid record APOBEC3A_B"],
+    ["ENSG00000160201", "U2AF1", "beside the provisional protein-coding LOC102724594"],
+    ["ENSG00000004866", "ST7", "beside its overlapping transcript ST7-OT3"],
+    ["ENSG00000109927", "TECTA", "beside the readthrough TBCEL-TECTA"],
+  ])("resolves the Ensembl id %s, listed under several genes, to %s (%s)", (id, symbol) => {
+    expect(table.resolveEnsembl(id)).toBe(symbol);
+    expect(table.ambiguousEnsembl(id)).toEqual([]);
   });
 
   it("tells approved symbols apart by exact spelling", () => {
@@ -60,6 +71,21 @@ describe("SymbolTable on the shared HGNC snapshot", () => {
     });
     expect(fromBuffers.size).toBe(table.size);
     expect(fromBuffers.resolve("IL8")).toBe("CXCL8");
+  });
+
+  it("settles an Ensembl clash by gene type when the symbol table has one", () => {
+    const t = SymbolTable.fromBuffers({
+      geneSymbols: Buffer.from(
+        "symbol\tgene_type\nAAA\tprotein-coding\nAAA-AS1\tncRNA\nBBB\tprotein-coding\n",
+      ),
+      aliasToSymbol: Buffer.from("alias\tsymbol\n"),
+      ensemblToSymbol: Buffer.from(
+        "ensembl_id\tsymbol\nENSG00000000001\tAAA\nENSG00000000001\tAAA-AS1\nENSG00000000002\tAAA\nENSG00000000002\tBBB\n",
+      ),
+    });
+    expect(t.resolveEnsembl("ENSG00000000001")).toBe("AAA");
+    expect(t.resolveEnsembl("ENSG00000000002")).toBeNull();
+    expect(t.ambiguousEnsembl("ENSG00000000002")).toEqual(["AAA", "BBB"]);
   });
 
   it("accepts plain-text buffers", () => {

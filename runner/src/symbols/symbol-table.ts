@@ -2,10 +2,12 @@
  * HGNC symbol normalization (model.md §3.4 rules 2, 3 and 6): approved symbol, else an
  * unambiguous previous symbol or alias, compared case-insensitively. The snapshot (NCBI Gene
  * via org.Hs.eg.db) does not separate previous symbols from aliases, so both share one rule.
+ * An Ensembl id listed under several genes resolves to the one `preferredGene` picks.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { preferredGene } from "./preferred-gene.ts";
 import { StringIndex } from "./string-index.ts";
 
 /** File names of the HGNC snapshot inside a directory (shared/data/hgnc layout). */
@@ -37,20 +39,31 @@ function decode(buf: Buffer): string {
   return (gz ? gunzipSync(buf) : buf).toString("utf8");
 }
 
-/** Iterates the rows of a TSV as arrays of the requested columns, by header name. */
-function* columns(text: string, file: string, wanted: readonly string[]): Generator<string[]> {
+/**
+ * Iterates the rows of a TSV as arrays of the requested columns, by header name: the `wanted`
+ * ones, then the `optional` ones ("" when the file lacks them).
+ */
+function* columns(
+  text: string,
+  file: string,
+  wanted: readonly string[],
+  optional: readonly string[] = [],
+): Generator<string[]> {
   const lines = text.split(/\r?\n/);
   const header = (lines[0] ?? "").split("\t");
-  const idx = wanted.map((name) => {
-    const i = header.indexOf(name);
-    if (i < 0) throw new HgncFormatError(`${file}: missing column "${name}"`);
-    return i;
-  });
+  const idx = [
+    ...wanted.map((name) => {
+      const i = header.indexOf(name);
+      if (i < 0) throw new HgncFormatError(`${file}: missing column "${name}"`);
+      return i;
+    }),
+    ...optional.map((name) => header.indexOf(name)),
+  ];
   for (let l = 1; l < lines.length; l++) {
     const line = lines[l]!;
     if (line === "") continue;
     const cells = line.split("\t");
-    yield idx.map((i) => (cells[i] ?? "").trim());
+    yield idx.map((i) => (i < 0 ? "" : (cells[i] ?? "").trim()));
   }
 }
 
@@ -85,7 +98,7 @@ export class SymbolTable {
   private readonly approvedLower: StringIndex;
   /** Lower-cased alias/previous symbol → the approved symbol it names, or AMBIGUOUS. */
   private readonly aliasLower: StringIndex;
-  /** Ensembl gene id without version → the approved symbol, or AMBIGUOUS. */
+  /** Ensembl gene id without version → the approved symbol (`preferredGene` of several), or AMBIGUOUS. */
   private readonly ensembl: StringIndex;
   /** The approved symbols an AMBIGUOUS alias or Ensembl id names, so a message can list them. */
   private readonly approvedClashes = new Map<string, number[]>();
@@ -97,9 +110,17 @@ export class SymbolTable {
     const approvedLower = new Map<string, number>();
     const aliasLower = new Map<string, number>();
     const ensembl = new Map<string, number>();
-    for (const [symbol] of columns(decode(buffers.geneSymbols), HGNC_FILES.geneSymbols, ["symbol"])) {
+    // Gene types matter only while Ensembl clashes are settled, so they are not kept.
+    const types: string[] = [];
+    for (const [symbol, type] of columns(
+      decode(buffers.geneSymbols),
+      HGNC_FILES.geneSymbols,
+      ["symbol"],
+      ["gene_type"],
+    )) {
       if (symbol === "" || approved.has(symbol)) continue;
       addTo(approvedLower, symbol.toLowerCase(), approved.size, this.approvedClashes);
+      types.push(type!);
       approved.set(symbol, approved.size);
     }
     for (const [alias, symbol] of columns(decode(buffers.aliasToSymbol), HGNC_FILES.aliasToSymbol, [
@@ -117,6 +138,13 @@ export class SymbolTable {
       const index = approved.get(symbol);
       if (id === "" || index === undefined) continue;
       addTo(ensembl, id.replace(ENSEMBL_VERSION_RE, "").toUpperCase(), index, this.ensemblClashes);
+    }
+    const names = [...approved.keys()];
+    for (const [id, indices] of this.ensemblClashes) {
+      const pick = preferredGene(indices.map((i) => ({ symbol: names[i]!, type: types[i]! })));
+      if (pick === null) continue;
+      ensembl.set(id, indices[pick]!);
+      this.ensemblClashes.delete(id);
     }
     this.approved = StringIndex.from(approved);
     this.approvedLower = StringIndex.from(approvedLower);
@@ -165,7 +193,10 @@ export class SymbolTable {
     return this.symbolAt(this.aliasLower.get(lower));
   }
 
-  /** The approved symbol of an Ensembl gene id (`ENSG…`, version suffix ignored), or null. */
+  /**
+   * The approved symbol of an Ensembl gene id (`ENSG…`, version suffix ignored), or null. An id
+   * the snapshot lists under several genes names the one `preferredGene` picks, if any.
+   */
   resolveEnsembl(id: string): string | null {
     const key = id.trim().replace(ENSEMBL_VERSION_RE, "").toUpperCase();
     return this.symbolAt(this.ensembl.get(key));
@@ -184,7 +215,7 @@ export class SymbolTable {
     return this.namesOf(this.aliasClashes.get(lower));
   }
 
-  /** The approved symbols of an Ensembl gene id that maps to several (sorted); empty otherwise. */
+  /** The approved symbols of an Ensembl gene id left ambiguous (sorted); empty otherwise. */
   ambiguousEnsembl(id: string): string[] {
     return this.namesOf(this.ensemblClashes.get(id.trim().replace(ENSEMBL_VERSION_RE, "").toUpperCase()));
   }
