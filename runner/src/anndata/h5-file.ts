@@ -44,6 +44,30 @@ export function hasHdf5Signature(path: string): boolean {
   }
 }
 
+/**
+ * What a file that is not HDF5 most likely is, from its first bytes, as a hint for the message:
+ * people upload a compressed .h5ad, an R object or a text table where an .h5ad belongs.
+ */
+export function whatItIsInstead(path: string): string {
+  const fd = fs.openSync(path, "r");
+  const head = Buffer.alloc(512);
+  let n: number;
+  try {
+    n = fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const bytes = head.subarray(0, n);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b)
+    return " It is gzip-compressed (a .gz file, or an R object saved with saveRDS): decompress an .h5ad.gz first; convert an R object to .h5ad (e.g. with zellkonverter or SeuratDisk).";
+  if (bytes.subarray(0, 4).equals(Buffer.from("PK\x03\x04", "latin1")))
+    return " It is a ZIP archive: extract the .h5ad inside and upload that.";
+  const text = bytes.toString("latin1");
+  if (n > 0 && /^[\t\n\r\x20-\x7e]*$/.test(text) && /[\t,]/.test(text))
+    return " It looks like a text table: build an AnnData object from the counts (anndata or scanpy) and save it with write_h5ad.";
+  return "";
+}
+
 /** The last message of an HDF5 error stack ("file signature not found"), for detail fields. */
 export function summarizeH5Error(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
@@ -63,7 +87,7 @@ export function withH5File<T>(module: H5Module, path: string, fn: (file: H5File)
   if (!fs.existsSync(allowed)) throw invalidH5ad("The uploaded file could not be found.", "missing file");
   if (!hasHdf5Signature(allowed)) {
     throw invalidH5ad(
-      "The file is not an HDF5 file; upload an AnnData .h5ad file written by anndata.",
+      `The file is not an HDF5 file; upload an AnnData .h5ad file written by anndata.${whatItIsInstead(allowed)}`,
       "no HDF5 signature",
     );
   }

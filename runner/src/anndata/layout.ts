@@ -108,9 +108,22 @@ export interface AnnDataLayout {
 const child = (r: H5Reader, parent: string, name: string): H5Node | undefined =>
   r.inventory.resolve(parent === "/" ? `/${name}` : `${parent}/${name}`);
 
+/** The HDF5 formats people take for AnnData, named with the conversion that makes an .h5ad. */
+function otherHdf5Format(r: H5Reader): string {
+  const matrix = r.inventory.resolve("/matrix");
+  if (matrix?.kind === "group" && matrix.children.includes("barcodes"))
+    return " It looks like a Cell Ranger matrix (.h5): convert it with scanpy.read_10x_h5 and write_h5ad, and add the condition and sample columns to obs.";
+  if (matrix?.kind === "dataset" && r.inventory.resolve("/col_attrs"))
+    return " It looks like a Loom file: convert it with scanpy.read_loom and write_h5ad.";
+  return "";
+}
+
 function frameLayout(r: H5Reader, path: string, what: string): FrameLayout {
   const group = r.inventory.resolve(path);
-  if (!group) throw invalidH5ad(`The file has no ${what} table (${path}); it is not an AnnData file.`);
+  if (!group)
+    throw invalidH5ad(
+      `The file has no ${what} table (${path}); it is not an AnnData file.${otherHdf5Format(r)}`,
+    );
   if (group.kind !== "group") {
     throw invalidH5ad(
       `The ${what} table is stored as a single dataset, the layout of anndata before 0.7; re-save the file with a current anndata.`,
