@@ -321,6 +321,36 @@ describe.skipIf(!hasChromium())("real files from the web form, as from the comma
     await sameTop10("edger", id);
   });
 
+  it("reads a European spreadsheet's DE table, and says why a broken one cannot be read", async () => {
+    // The edgeR table as a spreadsheet with a decimal comma saves it: semicolons, quoted names.
+    const lines = (await readFile(EDGER, "utf8")).trim().split("\n");
+    const semicolon = join(work, "edger semicolon.csv");
+    await writeFile(
+      semicolon,
+      lines
+        .map((l, i) =>
+          l
+            .split("\t")
+            .map((c) => (i === 0 || Number.isNaN(Number(c)) ? `"${c}"` : c.replace(".", ",")))
+            .join(";"),
+        )
+        .join("\r\n"),
+    );
+    const broken = join(work, "broken table.csv");
+    await writeFile(broken, 'gene,logFC,FDR\n"ISG15,8.1,1e-50\nMX1,6.2,1e-40\n');
+    await page.goto(`${server.base}/app/new`);
+    await page.getByLabel("A DE table (--degs-table)").check();
+    await page.setInputFiles('input[name="degs_table"]', semicolon);
+    await expect
+      .poll(() => page.textContent('[data-testid="deg-feedback"]'), { timeout: LIMIT_WAIT_MS })
+      .toMatch(/^[\d,]+ of [\d,]+ genes are in the model/);
+    await page.setInputFiles('input[name="degs_table"]', broken);
+    const alert = page.locator('p[role="alert"]', { hasText: "broken table.csv" });
+    await alert.waitFor({ timeout: LIMIT_WAIT_MS });
+    expect(await alert.textContent()).toMatch(/broken table\.csv: cannot be read as a table/);
+    await shotBoth("de-table-unreadable");
+  });
+
   it("says before upload when a condition has more observations than the service accepts, with the prepare command", async () => {
     // 1,200 observations per condition (X holds one count per cell: only obs matters here).
     const n = 2400;

@@ -81,7 +81,10 @@ export function registerSubmit(program: Command): void {
       .option("--control <file>", "split shape: control .h5ad")
       .option("--perturbed <file>", "split shape: perturbed .h5ad")
       .option("--degs <file>", "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)")
-      .option("--degs-table <file>", "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent")
+      .option(
+        "--degs-table <file>",
+        "split shape: a DE table (DESeq2, edgeR, limma, Seurat, scanpy; tab, comma or semicolon separated); its DEGs are sent",
+      )
       .option("--padj <n>", "with --degs-table: adjusted p-value below this (default 0.05)", number, 0.05)
       .option("--lfc <n>", "with --degs-table: |log2 fold change| at least this (default 1)", number, 1)
       .option(

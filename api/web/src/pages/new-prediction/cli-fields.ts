@@ -19,7 +19,8 @@ export type ColumnField = (typeof COLUMN_FIELDS)[number]["name"];
 
 export const HELP = {
   degs: "split shape: DEG symbols or Ensembl ids (JSON array, or one per line)",
-  degsTable: "split shape: a DE table (DESeq2, edgeR, limma); its DEGs are sent",
+  degsTable:
+    "split shape: a DE table (DESeq2, edgeR, limma, Seurat, scanpy; tab, comma or semicolon separated); its DEGs are sent",
   padj: "with --degs-table: adjusted p-value below this (default 0.05)",
   lfc: "with --degs-table: |log2 fold change| at least this (default 1)",
   species: "species of the gene identifiers",
