@@ -73,6 +73,36 @@ export const DE_TABLE_COLUMNS = {
 
 export type DeColumnRole = keyof typeof DE_TABLE_COLUMNS;
 
+/** Columns the tools write beside the ones read: means, standard errors, raw p-values, detection rates. */
+const OTHER_DE_TABLE_COLUMNS = [
+  "basemean",
+  "lfcse",
+  "pvalue",
+  "logcpm",
+  "aveexpr",
+  "p.value",
+  "p_val",
+  "pvals",
+  "pct.1",
+  "pct.2",
+];
+
+// limma's `t` is left out: it is also a gene's previous symbol (T, now TBXT), so a gene list may hold it.
+const DE_COLUMN_NAMES = new Set<string>(
+  [
+    ...Object.entries(DE_TABLE_COLUMNS).flatMap(([role, names]) => (role === "gene" ? [] : names)),
+    ...OTHER_DE_TABLE_COLUMNS,
+  ].filter((name) => name !== "t"),
+);
+
+/** Whether `name` is a column a DE tool writes (not its gene column), without regard to case. */
+export const isDeStatisticColumnName = (name: string): boolean =>
+  DE_COLUMN_NAMES.has(name.trim().toLowerCase());
+
+/** Whether `name` is one of the names a DE table's gene column goes by, without regard to case. */
+export const isGeneColumnName = (name: string): boolean =>
+  (DE_TABLE_COLUMNS.gene as readonly string[]).includes(name.trim().toLowerCase());
+
 /**
  * Seurat before version 4 wrote `avg_logFC` as a natural log (version 4 renamed it `avg_log2FC`
  * when it moved to log2); fold changes read from it are divided by ln 2.

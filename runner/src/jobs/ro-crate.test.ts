@@ -94,8 +94,30 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "causeway-ro-crate-"));
   store = new FsObjectStore(dir);
   model = await defaultModel();
+  for (const f of ["control.h5ad", "perturbed.h5ad", "degs.json"])
+    await store.put(`uploads/${f}`, await readFile(join(SPLIT, f)));
 }, 180_000);
 afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+/** A target_validation job of STAT1 on the Kang split pair, which beforeAll stores under uploads/. */
+function kangValidation(outputPrefix: string): JobSpec {
+  return JobSpec.parse({
+    kind: "prediction",
+    job_id: randomUUID(),
+    account_id: randomUUID(),
+    job_type: "target_validation",
+    model_version: model.manifest.version,
+    target: "STAT1|PROTEIN",
+    inputs: {
+      shape: "split",
+      control_key: "uploads/control.h5ad",
+      perturbed_key: "uploads/perturbed.h5ad",
+      degs_key: "uploads/degs.json",
+    },
+    params: PredictionParams.parse({ n_randomizations: 0 }),
+    output_prefix: outputPrefix,
+  });
+}
 
 async function run(
   spec: JobSpec,
@@ -116,25 +138,7 @@ async function run(
 describe("the run's ro-crate-metadata.json", () => {
   it("is a Workflow Run Crate whose checksums match the uploads, the artifacts and the model", async () => {
     const degs = await readFile(join(SPLIT, "degs.json"));
-    for (const f of ["control.h5ad", "perturbed.h5ad"])
-      await store.put(`uploads/${f}`, await readFile(join(SPLIT, f)));
-    await store.put("uploads/degs.json", degs);
-    const spec = JobSpec.parse({
-      kind: "prediction",
-      job_id: randomUUID(),
-      account_id: randomUUID(),
-      job_type: "target_validation",
-      model_version: model.manifest.version,
-      target: "STAT1|PROTEIN",
-      inputs: {
-        shape: "split",
-        control_key: "uploads/control.h5ad",
-        perturbed_key: "uploads/perturbed.h5ad",
-        degs_key: "uploads/degs.json",
-      },
-      params: PredictionParams.parse({ n_randomizations: 0 }),
-      output_prefix: "results/p1",
-    });
+    const spec = kangValidation("results/p1");
     const { report, crate, files } = await run(spec);
     expect(report.status).toBe("completed");
     const byId = checkRoCrate(crate);
@@ -203,24 +207,7 @@ describe("the run's ro-crate-metadata.json", () => {
 
 describe("a causal analysis's run_metadata.json", () => {
   it("holds the client's metadata keys beside the runner's own, which they never replace", async () => {
-    const prediction = JobSpec.parse({
-      kind: "prediction",
-      job_id: randomUUID(),
-      account_id: randomUUID(),
-      job_type: "target_validation",
-      model_version: model.manifest.version,
-      target: "STAT1|PROTEIN",
-      inputs: {
-        shape: "split",
-        control_key: "uploads/control.h5ad",
-        perturbed_key: "uploads/perturbed.h5ad",
-        degs_key: "uploads/degs.json",
-      },
-      params: PredictionParams.parse({ n_randomizations: 0 }),
-      output_prefix: "results/p3",
-    });
-    for (const f of ["control.h5ad", "perturbed.h5ad", "degs.json"])
-      await store.put(`uploads/${f}`, await readFile(join(SPLIT, f)));
+    const prediction = kangValidation("results/p3");
     const { files: predictionFiles } = await run(prediction);
     const spec = JobSpec.parse({
       kind: "causal_analysis",

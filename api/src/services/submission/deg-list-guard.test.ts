@@ -4,6 +4,15 @@ import { tableLikeEntries, tableLikeText } from "./deg-list-guard.ts";
 describe("a DEG list that is really a table", () => {
   it("accepts symbols and Ensembl ids", () => {
     expect(tableLikeEntries(["IFIT1", "MX1", "ENSG00000169429.12", "C12orf4", "HLA-DRB1"])).toBeNull();
+    // T (TBXT's previous symbol) shares its name with limma's t column.
+    expect(tableLikeEntries(["T", "SOX2", "NANOG"])).toBeNull();
+  });
+
+  it("knows the columns of scanpy's and Seurat's tables too", () => {
+    expect(tableLikeEntries(["names", "scores", "logfoldchanges", "pvals_adj", "IFIT1"])).toMatch(/header/);
+    expect(tableLikeEntries(["p_val", "avg_log2FC", "pct.1", "pct.2", "p_val_adj", "ISG15"])).toMatch(
+      /header/,
+    );
   });
 
   it("names the header, the numbers and the separators it saw", () => {

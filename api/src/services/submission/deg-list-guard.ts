@@ -3,39 +3,10 @@
  * list of symbols belongs; accepting it makes the header and every number a "DEG" (thousands of
  * unresolved entries, the universe counted as DEGs) and the job completes with meaningless
  * scores. Gene symbols are never numbers, never hold tabs or commas, and never spell a DE
- * table's column names, so any of those is refused with what was seen.
+ * table's column names (the contract's DE-table reader knows them), so any of those is refused
+ * with what was seen.
  */
-
-/** Column names of DESeq2, edgeR and limma result tables (lower-cased). */
-const DE_TABLE_COLUMNS = new Set(
-  [
-    "baseMean",
-    "log2FoldChange",
-    "lfcSE",
-    "stat",
-    "pvalue",
-    "padj",
-    "logFC",
-    "logCPM",
-    "LR",
-    "PValue",
-    "FDR",
-    "AveExpr",
-    "P.Value",
-    "adj.P.Val",
-    "qvalue",
-    "p_val",
-    "p_val_adj",
-    "avg_log2FC",
-    "pct.1",
-    "pct.2",
-    "gene",
-    "genes",
-    "symbol",
-    "gene_id",
-    "gene_name",
-  ].map((c) => c.toLowerCase()),
-);
+import { isDeStatisticColumnName, isGeneColumnName } from "@causeway/contract";
 
 const NUMBER_RE = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^(NA|NaN|Inf|-Inf)$/i;
 
@@ -47,12 +18,10 @@ export function tableLikeEntries(entries: readonly string[]): string | null {
   const separated = entries.filter((e) => /[\t,;]/.test(e));
   if (separated.length > 0)
     return `${separated.length} entr${separated.length === 1 ? "y holds" : "ies hold"} tabs, commas or semicolons (e.g. ${examples(separated)})`;
-  const header = entries.filter((e) => DE_TABLE_COLUMNS.has(e.trim().toLowerCase()));
+  const header = entries.filter((e) => isDeStatisticColumnName(e) || isGeneColumnName(e));
   const numbers = entries.filter((e) => NUMBER_RE.test(e.trim()));
   // "gene" or "symbol" alone may be a stray header word; with a DE column or numbers it is a table.
-  const deColumns = header.filter(
-    (e) => !["gene", "genes", "symbol", "gene_id", "gene_name"].includes(e.trim().toLowerCase()),
-  );
+  const deColumns = header.filter(isDeStatisticColumnName);
   if (deColumns.length > 0 || (header.length > 0 && numbers.length > 0))
     return `a header of a differential-expression table (${examples(header)})${numbers.length > 0 ? ` and ${numbers.length} numbers (e.g. ${examples(numbers)})` : ""}`;
   if (numbers.length > 0)
