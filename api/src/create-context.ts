@@ -28,6 +28,7 @@ import { openDatabase } from "./context/open-database.ts";
 import { openLimitStore } from "./context/open-limit-store.ts";
 import { openObjectStore, runnerStorageEnv } from "./context/open-object-store.ts";
 import { ModelImports } from "./services/models/model-imports.ts";
+import { removeEmptyWorkDirs } from "./services/submission/work-dirs.ts";
 import { importModelInChild } from "./services/models/model-import-child.ts";
 import { gateOnModelImports } from "./dispatch/model-gate.ts";
 
@@ -161,4 +162,5 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.limits.close();
   await ctx.events.close();
   await ctx.db.close();
+  await removeEmptyWorkDirs(ctx.config.dataDir);
 }

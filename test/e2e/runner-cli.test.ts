@@ -3,12 +3,12 @@
  * user types (`npm run --silent runner -- ...`), run as child processes.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadImage } from "@napi-rs/canvas";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseTsvRecords } from "@causeway/runner/artifacts";
 import { DEFAULT_NETWORK, KANG_DIR, REPO_ROOT } from "../shared-data.ts";
 
@@ -60,6 +60,9 @@ const validateKangSplit = (target: string, out: string): string[] => [
 let outRoot: string;
 beforeAll(async () => {
   outRoot = await mkdtemp(join(tmpdir(), "causeway-cli-"));
+});
+afterAll(async () => {
+  await rm(outRoot, { recursive: true, force: true });
 });
 
 describe("runner command line on the Kang data", () => {

@@ -1,10 +1,12 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADDRESS_FILE, findRunningServer, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded.ts";
 import { EMBEDDED_PG_SETTINGS } from "./embedded-settings.ts";
+import { workRoot } from "../services/submission/work-dirs.ts";
 
 let dir: string;
 let db: EmbeddedPostgres;
@@ -74,4 +76,27 @@ describe("the embedded database's settings", () => {
     }
     expect((await stat(join(dir, "pgdata", "PG_VERSION"))).isFile()).toBe(true);
   });
+});
+
+describe("the socket's folder", () => {
+  it("is the data directory's own (mode 0700): a killed server's leftover is replaced at the next start, and a stop removes it", async () => {
+    const other = await mkdtemp(join(tmpdir(), "causeway-embedded-socket-"));
+    const socketDir = join(workRoot(other), "pg");
+    try {
+      // What a killed server leaves: the folder with a stale socket file.
+      await mkdir(socketDir, { recursive: true });
+      await writeFile(join(socketDir, "stale"), "");
+      const second = await startEmbeddedPostgres({ dataDir: other, maxConnections: 2, publish: false });
+      try {
+        expect((await stat(socketDir)).mode & 0o777).toBe(0o700);
+        expect(await readdir(socketDir)).toEqual(["pglite.sock"]);
+      } finally {
+        await second.stop();
+      }
+      expect(existsSync(socketDir)).toBe(false);
+    } finally {
+      await rm(workRoot(other), { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -17,6 +17,7 @@ import { startPasswordFront } from "./embedded-auth.ts";
 import { initEmbeddedDatabase } from "./embedded-initdb.ts";
 import { EMBEDDED_PG_OPTIONS } from "./embedded-settings.ts";
 import { pidAlive, serverRegistryDir } from "./server-registry.ts";
+import { workRoot } from "../services/submission/work-dirs.ts";
 
 export { serverRegistryDir } from "./server-registry.ts";
 
@@ -85,7 +86,7 @@ export async function startEmbeddedPostgres(options: {
   }
   const db = await PGlite.create(dbPath, EMBEDDED_PG_OPTIONS);
   // PGlite on a Unix socket in a private directory; clients come in through the password front.
-  const socketDir = await mkdtemp(join(tmpdir(), "causeway-pg-"));
+  const socketDir = await privateSocketDir(options.dataDir);
   const server = new PGLiteSocketServer({
     db,
     path: join(socketDir, "pglite.sock"),
@@ -122,6 +123,19 @@ export async function startEmbeddedPostgres(options: {
       await rm(socketDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The socket's folder: one per data directory, in its work folder, so a process that was killed
+ * leaves one behind for the next start on that directory to reuse instead of a new one each
+ * time (no other server runs on it: checked above). An in-memory database gets its own.
+ */
+async function privateSocketDir(dataDir: string | null): Promise<string> {
+  if (dataDir === null) return mkdtemp(join(tmpdir(), "causeway-pg-"));
+  const dir = join(workRoot(dataDir), "pg");
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
 
 /** The address of a live embedded server for this data directory, or null. */
