@@ -9,12 +9,6 @@ import { DatasetOptions } from "./dataset-options.ts";
 
 const objectKey = z.string().min(1).max(1024);
 
-/**
- * Upper bound of `max_path_length` (nodes). The contract sets only a minimum; the path search is
- * exponential in the length, and the model's default is 6, so 12 leaves room to explore.
- */
-export const MAX_PATH_LENGTH = 12;
-
 /** What a submitter may say they did to the cells (model v4 conditions on it; others ignore it). */
 export const PERTURBATION_TYPES = [
   "ligand",
@@ -43,7 +37,10 @@ export const CausalParams = z.object({
   top_n_causal_degs: z.number().int().min(1).max(100_000).default(1000),
   min_path_fraction: z.number().min(0).max(1).default(0.1),
   min_path_probability: z.number().gt(0).max(1).default(0.0001),
-  max_path_length: z.number().int().min(1).max(MAX_PATH_LENGTH).nullable().default(null),
+  // The contract sets only a minimum. The path search's work budget (runner/src/causal/paths.ts)
+  // is what bounds a long length with a low min_path_probability: such a job fails with
+  // path_search_too_large (not billed), so a length the network can carry is never refused.
+  max_path_length: z.number().int().min(1).nullable().default(null),
   min_degs_fold_uniform: z.number().nullable().default(null),
   prefix: z.string().max(256).nullable().default(null),
 });

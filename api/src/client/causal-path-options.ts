@@ -20,7 +20,11 @@ export function withCausalPathOptions(command: Command): Command {
     .option("--top-n-causal-degs <n>", "default 1000", integer)
     .option("--min-path-fraction <n>", "default 0.1", number)
     .option("--min-path-probability <n>", "default 0.0001", number)
-    .option("--max-path-length <n>", "1 to 12; default: the model's", integer)
+    .option(
+      "--max-path-length <n>",
+      "longest path in nodes (2 = one edge), 1 or more; default: the model's",
+      integer,
+    )
     .option("--min-degs-fold-uniform <n>", "optional", number);
 }
 

@@ -151,7 +151,9 @@ export const PARAMETERS = {
   top_n_causal_degs: d("How many DEGs, best explained first, the causal analysis keeps."),
   min_path_fraction: d("A path is kept when it carries at least this fraction of its DEG's influence (0–1)."),
   min_path_probability: d("A path is kept when its probability through the network is at least this (0–1)."),
-  max_path_length: d("The longest path, in edges, the causal analysis follows; empty = the model's default."),
+  max_path_length: d(
+    "The longest path the causal analysis follows, in nodes (2 = one edge); empty = the model version's default. A long path with a low min_path_probability can exceed the search's work budget: the job then fails with path_search_too_large and is not billed.",
+  ),
   min_degs_fold_uniform: d(
     "Keep only DEGs the target influences at least this fold over uniform; empty = no cut.",
   ),
