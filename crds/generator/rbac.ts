@@ -14,10 +14,17 @@ export interface PolicyRule {
 
 const plurals = [RESOURCES.prediction.plural, RESOURCES.causal_analysis.plural];
 
-/** The operator: reads resources, writes their status, owns Jobs, Secrets, Events and its Lease. */
+/**
+ * The operator: reads resources, writes their status, deletes finished ones past their retention,
+ * owns Jobs, Secrets, Events and its Lease.
+ */
 export const OPERATOR_RULES: PolicyRule[] = [
-  { apiGroups: [GROUP], resources: plurals, verbs: ["get", "list", "watch"] },
+  { apiGroups: [GROUP], resources: plurals, verbs: ["get", "list", "watch", "delete"] },
   { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["get", "patch"] },
+  // A Job's controller reference blocks its owner's deletion (blockOwnerDeletion), which the
+  // OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift) allows only to a
+  // user that may update the owner's finalizers. The operator sets no finalizer.
+  { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/finalizers`), verbs: ["update"] },
   { apiGroups: ["batch"], resources: ["jobs"], verbs: ["create", "get", "list", "watch", "delete"] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
   { apiGroups: [""], resources: ["pods"], verbs: ["list", "watch"] },
@@ -25,8 +32,8 @@ export const OPERATOR_RULES: PolicyRule[] = [
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
 ];
 
-/** The API: creates resources (dispatch) and mirrors runner callbacks into their status. */
+/** The API: creates resources (dispatch) and mirrors runner callbacks into their status (a merge patch: no read). */
 export const API_RULES: PolicyRule[] = [
-  { apiGroups: [GROUP], resources: plurals, verbs: ["create", "get"] },
-  { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["get", "patch"] },
+  { apiGroups: [GROUP], resources: plurals, verbs: ["create"] },
+  { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["patch"] },
 ];

@@ -163,4 +163,72 @@ describe(`control plane ${kube.version}`, () => {
     );
     expect(await waitForJob("by-sa", ["Complete", "Failed"])).toMatchObject({ type: "Complete" });
   });
+
+  it("enforces owner-reference permissions as OpenShift does: blockOwnerDeletion needs the owner's finalizers", async () => {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "owner-sa" } } });
+    const owner = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "owner" } } });
+    const grant = async (name: string, rule: { resources: string[]; verbs: string[] }) => {
+      await rbac.createNamespacedRole({
+        namespace,
+        body: {
+          metadata: { name },
+          rules: [{ apiGroups: rule.resources[0] === "jobs" ? ["batch"] : [""], ...rule }],
+        },
+      });
+      await rbac.createNamespacedRoleBinding({
+        namespace,
+        body: {
+          metadata: { name },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+          subjects: [{ kind: "ServiceAccount", name: "owner-sa", namespace }],
+        },
+      });
+    };
+    await grant("owner-sa-jobs", { resources: ["jobs"], verbs: ["create"] });
+    const asSa = loadKubeConfig(
+      await serviceAccountKubeconfig(kube, { namespace, name: "owner-sa" }),
+    ).makeApiClient(BatchV1Api);
+    const owned = (name: string): V1Job => {
+      const body = job(name, "process.exit(0)");
+      body.metadata!.ownerReferences = [
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: "owner",
+          uid: owner.metadata!.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ];
+      return body;
+    };
+    // May create Jobs, not update the owner's finalizers: refused by the admission plugin.
+    let refusal: unknown;
+    await waitFor(
+      "the Job Role to take effect (then the admission plugin refuses)",
+      async () => {
+        try {
+          await asSa.createNamespacedJob({ namespace, body: owned("owned-1") });
+          return "created";
+        } catch (err) {
+          refusal = err;
+          return String((err as { body?: unknown }).body ?? err).includes("blockOwnerDeletion")
+            ? "refused"
+            : undefined;
+        }
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    expect(String((refusal as { body?: unknown }).body)).toMatch(/cannot set blockOwnerDeletion/);
+
+    await grant("owner-sa-finalizers", { resources: ["configmaps/finalizers"], verbs: ["update"] });
+    await waitFor(
+      "the finalizers Role to let the ServiceAccount set blockOwnerDeletion",
+      async () => {
+        await asSa.createNamespacedJob({ namespace, body: owned("owned-2") });
+        return true;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+  });
 });

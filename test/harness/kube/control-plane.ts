@@ -238,6 +238,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         // Traffic reaches ClusterIPs only where a real node runs kube-proxy.
         "--service-cluster-ip-range=10.0.0.0/24",
         "--authorization-mode=RBAC",
+        // As OpenShift and hardened clusters run: a Job whose owner reference blocks its
+        // owner's deletion needs the right to update the owner's finalizers (chart RBAC).
+        "--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
         `--token-auth-file=${join(dir, "tokens.csv")}`,
         "--allow-privileged=true",
         "--profiling=false",
