@@ -229,7 +229,14 @@ describe("outages", () => {
     expect((await getQuota(c.ctx.db, acct.account.id, 100)).consumed_quota_requests).toBe(0);
     const list = await c.app.inject({ url: "/v1/predictions", headers: { "x-api-key": acct.apiKey } });
     expect(list.statusCode).toBe(200);
-    expect((await c.app.inject({ url: "/readyz" })).statusCode).toBe(503);
+    // Every replica shares Redis: readiness reports it but stays up, so the Service keeps its
+    // endpoints and clients get this 503 with its code rather than the ingress's.
+    const ready = await c.app.inject({ url: "/readyz" });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({
+      status: "degraded",
+      checks: { database: "ok", limits: "unavailable" },
+    });
   });
 
   it("PostgreSQL down: requests get 503 within the connect timeout, never a 500 with internals", async () => {
@@ -244,7 +251,9 @@ describe("outages", () => {
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({ detail: "The service is temporarily unavailable; retry later." });
     expect(Date.now() - t0).toBeLessThan(2500);
-    expect((await c.app.inject({ url: "/readyz" })).json().checks.database).toBe("unavailable");
+    const ready = await c.app.inject({ url: "/readyz" });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ status: "not_ready", checks: { database: "unavailable" } });
   });
 
   it("S3 down: POST answers 503 and gives back the quota and the in-flight slot; status reads 503", async () => {
@@ -278,6 +287,9 @@ describe("outages", () => {
     const st = await c.app.inject({ url: `/v1/predictions/${id}`, headers: { "x-api-key": acct.apiKey } });
     expect(st.statusCode).toBe(503);
     expect(st.body).not.toContain("results/x");
+    const ready = await c.app.inject({ url: "/readyz" });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({ status: "degraded", checks: { storage: "unavailable" } });
   });
 });
 

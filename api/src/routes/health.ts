@@ -1,6 +1,7 @@
 /**
  * /health (service-spec §4.14, no authentication), /livez (the process answers) and /readyz
- * (PostgreSQL, the limit store and object storage answer, and the server is not closing), and
+ * (PostgreSQL answers and the server is not closing; the limit store and object storage are
+ * probed and reported, but do not gate it: see READINESS_GATES), and
  * /readyz/models: the start-up model imports (200 when every configured version is in, 503
  * with each version's state and latest progress line while one is importing or failed). The
  * server accepts submissions meanwhile, so /readyz does not wait for the imports.
@@ -27,6 +28,14 @@ const ModelsReady = z
 const Ready = z
   .object({ status: z.string(), checks: z.record(z.string(), z.string()) })
   .meta({ id: "ReadinessResponse" });
+
+/**
+ * The checks that take a replica out of its Service. Every replica shares Redis and object
+ * storage, so failing readiness on them would empty the Service at once: reads, runner callbacks
+ * and the service's own 503 with its error code (what a client and the error-ratio alert rely
+ * on) would all turn into the ingress's bare 503. A replica without PostgreSQL can serve nothing.
+ */
+const READINESS_GATES = new Set(["database", "server"]);
 
 export function healthRoutes(app: FastifyInstance, ctx: AppContext, state: { closing: boolean }): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -72,8 +81,10 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext, state: { clo
         probe("storage", () => ctx.store.ping()),
       ]);
       if (state.closing) checks.server = "closing";
-      const ok = Object.values(checks).every((v) => v === "ok");
-      return reply.code(ok ? 200 : 503).send({ status: ok ? "ready" : "not_ready", checks });
+      const ready = Object.entries(checks).every(([name, v]) => v === "ok" || !READINESS_GATES.has(name));
+      const degraded = Object.values(checks).some((v) => v !== "ok");
+      const status = !ready ? "not_ready" : degraded ? "degraded" : "ready";
+      return reply.code(ready ? 200 : 503).send({ status, checks });
     },
   );
 }
