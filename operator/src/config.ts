@@ -27,6 +27,25 @@ const json = <T extends z.ZodType>(schema: T, def: string) =>
     })
     .pipe(schema);
 
+/** A DNS-1123 subdomain (the name of a Secret): lowercase alphanumerics, '-' and '.', at most 253. */
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SecretName = z
+  .string()
+  .max(253)
+  .regex(DNS1123_SUBDOMAIN, "must be a DNS-1123 subdomain (a Secret name)");
+/** A comma-separated list of Secret names (blanks around the commas and empty items ignored). */
+const secretNames = () =>
+  z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== ""),
+    )
+    .pipe(z.array(SecretName));
+
 const Quantity = z.union([z.string(), z.number()]).transform(String);
 const Resources = z.object({
   requests: z.record(z.string(), Quantity).optional(),
@@ -62,6 +81,11 @@ export const OperatorEnv = z.object({
   RUNNER_TMP_SIZE_LIMIT: z.string().default("2Gi"),
   RUNNER_NODE_SELECTOR: json(z.record(z.string(), z.string()), "{}"),
   RUNNER_TOLERATIONS: json(z.array(Toleration), "[]"),
+  /**
+   * Secrets the runner pods pull their image with (comma-separated names, in the resources'
+   * namespace); the chart sets it from `.Values.imagePullSecrets`. Default: none.
+   */
+  RUNNER_IMAGE_PULL_SECRETS: secretNames(),
   /** Extra env for the runner, as a JSON array of EnvVar (e.g. OTEL settings). */
   RUNNER_EXTRA_ENV: json(z.array(EnvVar), "[]"),
 
@@ -79,6 +103,16 @@ export const OperatorEnv = z.object({
   S3_CREDENTIALS_SECRET: z.string().optional(),
   S3_ACCESS_KEY_ID_KEY: z.string().default("AWS_ACCESS_KEY_ID"),
   S3_SECRET_ACCESS_KEY_KEY: z.string().default("AWS_SECRET_ACCESS_KEY"),
+
+  /**
+   * Delete a Prediction or CausalAnalysis this many seconds after it finished (Complete or
+   * Failed); unset or 0 keeps it forever. Keeping stays the default so that an upgrade never
+   * starts deleting resources an existing install (or its scripts) still reads with kubectl:
+   * deleting is opt-in here, and the chart opts in (`operator.resourceTtlSecondsAfterFinished`,
+   * 7 days). PostgreSQL keeps the job's history either way; the resource is only the cluster's
+   * mirror of it, and each finished one costs etcd space and the informer cache's heap.
+   */
+  RESOURCE_TTL_SECONDS_AFTER_FINISHED: int(0),
 
   /** auto: detect from the server version (podFailurePolicy >= 1.26, podReplacementPolicy >= 1.29). */
   POD_FAILURE_POLICY: z.enum(["auto", "true", "false"]).default("auto"),
@@ -163,6 +197,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): OperatorCon
       tmpSizeLimit: env.RUNNER_TMP_SIZE_LIMIT,
       nodeSelector: env.RUNNER_NODE_SELECTOR,
       tolerations: env.RUNNER_TOLERATIONS as V1Toleration[],
+      imagePullSecrets: env.RUNNER_IMAGE_PULL_SECRETS,
+      resourceTtlSecondsAfterFinished: env.RESOURCE_TTL_SECONDS_AFTER_FINISHED,
     },
   };
 }

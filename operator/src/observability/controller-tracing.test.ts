@@ -29,6 +29,7 @@ function gateway(): KubeGateway & { jobs: V1Job[] } {
     getJob: async () => null,
     createJob: async (job) => (jobs.push(job), job),
     deleteJob: async () => {},
+    deleteResource: async () => "deleted",
     createSecret: async () => "created",
     applyStatus: async () => ({ resourceVersion: undefined }),
     createEvent: async () => {},

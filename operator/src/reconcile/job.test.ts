@@ -114,6 +114,18 @@ describe("buildJob", () => {
     expect(old.spec?.podFailurePolicy).toBeUndefined();
   });
 
+  it("pulls the runner image with the configured pull secrets, and none by default", () => {
+    const withSecrets = buildJob(resource, testConfig({ imagePullSecrets: ["regcred", "mirror.example"] }));
+    expect(withSecrets.spec?.template.spec?.imagePullSecrets).toEqual([
+      { name: "regcred" },
+      { name: "mirror.example" },
+    ]);
+    expect(pod?.imagePullSecrets).toBeUndefined();
+    expect(
+      buildJob(resource, testConfig({ imagePullSecrets: [] })).spec?.template.spec?.imagePullSecrets,
+    ).toBe(undefined);
+  });
+
   it("names causal-analysis Jobs after their kind", () => {
     expect(buildJob(aCausalAnalysis(), config).metadata?.name).toBe(`cw-ca-${JOB_ID}`);
   });

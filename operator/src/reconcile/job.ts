@@ -151,6 +151,12 @@ export function buildJob(resource: CausewayResource, config: ReconcileConfig): V
         restartPolicy: "Never",
         serviceAccountName: config.runnerServiceAccount,
         automountServiceAccountToken: false,
+        // A private registry's credentials (RUNNER_IMAGE_PULL_SECRETS); without them every pod
+        // of a private image would wait in ImagePullBackOff until its pending timeout.
+        imagePullSecrets:
+          config.imagePullSecrets && config.imagePullSecrets.length > 0
+            ? config.imagePullSecrets.map((name) => ({ name }))
+            : undefined,
         enableServiceLinks: false,
         securityContext: {
           runAsNonRoot: true,

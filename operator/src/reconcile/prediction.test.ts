@@ -3,7 +3,7 @@ import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import { aJob, aPod, aPrediction, at, JOB_ID, T0, testConfig } from "../../../test/builders/prediction.ts";
 import type { PredictionResource } from "@causeway/contract";
 import { reconcilePrediction } from "./prediction.ts";
-import type { Decision } from "./types.ts";
+import type { Decision, JobRejection, ReconcileConfig } from "./types.ts";
 
 const config = testConfig();
 const JOB = `cw-pred-${JOB_ID}`;
@@ -22,6 +22,10 @@ interface Case {
   now?: Date;
   /** When an earlier pass first found the Job missing. */
   jobMissingSince?: Date;
+  /** The apiserver's permanent refusal of this pass's Job create. */
+  jobRejected?: JobRejection;
+  /** Settings that differ from testConfig(). */
+  config?: Partial<ReconcileConfig>;
   /** Expected status summary, or null for "no status write". */
   wantStatus: WantStatus | null;
   /** Jobs that exist after the actions ran. */
@@ -33,6 +37,41 @@ interface Case {
 
 const created = () => aPrediction().created();
 const job = (r: PredictionResource) => aJob(r);
+/** A resource as the cache holds it: with the resourceVersion the apiserver gave it. */
+const stored = (r: PredictionResource): PredictionResource => {
+  r.metadata.resourceVersion = "42";
+  return r;
+};
+/** A resource that finished (Complete condition and completionTime) at `finished`. */
+const completedAt = (finished: Date) =>
+  stored(
+    created()
+      .status({
+        phase: "Completed",
+        completionTime: finished.toISOString(),
+        conditions: [
+          {
+            type: "Created",
+            status: "True",
+            reason: "JobCreated",
+            message: "",
+            lastTransitionTime: T0.toISOString(),
+          },
+          {
+            type: "Complete",
+            status: "True",
+            reason: "JobSucceeded",
+            message: "",
+            lastTransitionTime: finished.toISOString(),
+          },
+        ],
+      })
+      .build(),
+  );
+const HOUR = 3600;
+/** A Status message as an admission webhook answers (422/403), longer than any condition should quote. */
+const WEBHOOK_MESSAGE =
+  'admission webhook "images.policy.example" denied the request: image registry.example/causeway:1.0.0 is not signed';
 
 function summary(d: Decision): WantStatus | null {
   if (!d.status) return null;
@@ -424,6 +463,129 @@ const cases: Case[] = [
     wantEvents: ["InvalidSpec"],
     wantActions: ["reportFailure"],
   },
+  {
+    name: "the apiserver refused the Job create for good (422): Failed as JobRejected, reported as internal_error",
+    resource: aPrediction().build(),
+    job: null,
+    jobRejected: { status: 422, message: WEBHOOK_MESSAGE },
+    wantStatus: { phase: "Failed", conditions: { Failed: "True/JobRejected" }, errorCode: "internal_error" },
+    wantJobs: 0,
+    wantEvents: ["JobRejected"],
+    wantActions: ["reportFailure"],
+    wantRequeueMs: null,
+  },
+  {
+    name: "a refused Job create (403, a ValidatingAdmissionPolicy): no second create, no Secret",
+    resource: aPrediction().build(),
+    job: null,
+    jobRejected: { status: 403, message: "jobs.batch is forbidden: ValidatingAdmissionPolicy denied" },
+    wantStatus: { phase: "Failed", conditions: { Failed: "True/JobRejected" }, errorCode: "internal_error" },
+    wantJobs: 0,
+    wantEvents: ["JobRejected"],
+    wantActions: ["reportFailure"],
+  },
+  {
+    name: "resource TTL: the finishing pass requeues at the TTL (its own status write runs no pass)",
+    resource: created().status({ phase: "Processing" }).build(),
+    job: job(created().build()).condition("Complete").build(),
+    pods: [aPod().terminated(0, "Completed").build()],
+    now: at(100),
+    config: { resourceTtlSecondsAfterFinished: HOUR },
+    wantStatus: {
+      phase: "Completed",
+      conditions: { Created: "True/JobCreated", Complete: "True/JobSucceeded" },
+    },
+    wantJobs: 1,
+    wantEvents: ["JobSucceeded"],
+    wantActions: [],
+    wantRequeueMs: HOUR * 1000,
+  },
+  {
+    name: "resource TTL, terminal and not yet expired: requeue at the expiry, nothing else",
+    resource: completedAt(at(100)),
+    job: job(created().build()).condition("Complete").build(),
+    now: at(100 + HOUR - 60),
+    config: { resourceTtlSecondsAfterFinished: HOUR },
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantActions: [],
+    wantRequeueMs: 60_000,
+  },
+  {
+    name: "resource TTL expired: delete the resource, preconditioned on its uid and resourceVersion",
+    resource: completedAt(at(100)),
+    job: null,
+    now: at(100 + HOUR),
+    config: { resourceTtlSecondsAfterFinished: HOUR },
+    wantStatus: null,
+    wantJobs: 0,
+    wantEvents: [],
+    wantActions: ["deleteResource"],
+    wantRequeueMs: null,
+  },
+  {
+    name: "resource TTL counts from the Failed condition's transition, not from creation",
+    resource: stored(
+      created()
+        .status({
+          phase: "Failed",
+          completionTime: at(2 * HOUR).toISOString(),
+          conditions: [
+            {
+              type: "Failed",
+              status: "True",
+              reason: "OOMKilled",
+              message: "",
+              lastTransitionTime: at(2 * HOUR).toISOString(),
+            },
+          ],
+        })
+        .build(),
+    ),
+    job: null,
+    now: at(2 * HOUR + 10),
+    config: { resourceTtlSecondsAfterFinished: HOUR },
+    wantStatus: null,
+    wantJobs: 0,
+    wantEvents: [],
+    wantActions: [],
+    wantRequeueMs: HOUR * 1000 - 10_000,
+  },
+  {
+    name: "resource TTL, terminal with a Job that still runs: the earlier clock (terminal grace) first",
+    resource: stored(created().status({ phase: "Failed", completionTime: T0.toISOString() }).build()),
+    job: job(created().build()).build(),
+    now: at(10),
+    config: { resourceTtlSecondsAfterFinished: HOUR },
+    wantStatus: null,
+    wantJobs: 1,
+    wantEvents: [],
+    wantRequeueMs: 20_000,
+  },
+  {
+    name: "resource TTL of weeks: a requeue waits at most a day (a longer timer would overflow)",
+    resource: completedAt(T0),
+    job: null,
+    now: at(10),
+    config: { resourceTtlSecondsAfterFinished: 30 * 24 * HOUR },
+    wantStatus: null,
+    wantJobs: 0,
+    wantEvents: [],
+    wantActions: [],
+    wantRequeueMs: 24 * HOUR * 1000,
+  },
+  {
+    name: "resource TTL unset (the default): a finished resource is kept forever, no requeue",
+    resource: completedAt(T0),
+    job: null,
+    now: at(365 * 24 * HOUR),
+    wantStatus: null,
+    wantJobs: 0,
+    wantEvents: [],
+    wantActions: [],
+    wantRequeueMs: null,
+  },
 ];
 
 describe("reconcilePrediction", () => {
@@ -435,8 +597,9 @@ describe("reconcilePrediction", () => {
         pods: c.pods ?? [],
         now: c.now ?? T0,
         jobMissingSince: c.jobMissingSince ?? null,
+        jobRejected: c.jobRejected ?? null,
       },
-      config,
+      c.config ? testConfig(c.config) : config,
     );
     expect(summary(d)).toEqual(c.wantStatus);
     expect(jobsAfter(c.job, d)).toBe(c.wantJobs);
@@ -479,6 +642,37 @@ describe("reconcilePrediction", () => {
     expect(resource).toEqual(before);
   });
 
+  it("a refused Job: the condition, the Event and the report quote the apiserver's message, clipped", () => {
+    const long = `${WEBHOOK_MESSAGE} ${"x".repeat(5000)}`;
+    const d = reconcilePrediction(
+      {
+        resource: aPrediction().build(),
+        job: null,
+        pods: [],
+        now: T0,
+        jobRejected: { status: 422, message: long },
+      },
+      config,
+    );
+    const failed = d.status?.conditions?.find((c) => c.type === "Failed");
+    expect(failed?.message).toContain(`Job ${JOB} (HTTP 422): ${WEBHOOK_MESSAGE}`);
+    expect(failed?.message.length).toBeLessThan(700);
+    expect(d.events).toEqual([{ type: "Warning", reason: "JobRejected", note: failed?.message }]);
+    expect(d.actions).toEqual([
+      { type: "reportFailure", errorCode: "internal_error", message: failed?.message },
+    ]);
+    expect(d.finished).toEqual({ outcome: "failed", reason: "JobRejected" });
+  });
+
+  it("an expired resource is deleted only as the copy observed: its uid and resourceVersion", () => {
+    const resource = completedAt(T0);
+    const d = reconcilePrediction(
+      { resource, job: null, pods: [], now: at(HOUR) },
+      testConfig({ resourceTtlSecondsAfterFinished: HOUR }),
+    );
+    expect(d.actions).toEqual([{ type: "deleteResource", uid: "uid-1", resourceVersion: "42" }]);
+  });
+
   it("a retry pod waiting to start keeps the job Processing", () => {
     const resource = created().status({ phase: "Processing" }).build();
     const pods = [aPod("p1", T0).terminated(1).build(), aPod("p2", at(60)).build()];
@@ -487,5 +681,3 @@ describe("reconcilePrediction", () => {
     expect(d.requeueAfterMs).toBe(290_000);
   });
 });
-
-void JOB;

@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { V1Job } from "@kubernetes/client-node";
-import type { FailureCode } from "@causeway/contract";
+import type { CausewayResource, FailureCode } from "@causeway/contract";
 import { removeCondition, setCondition } from "@causeway/contract";
 import { CONDITION_TYPES, type CausewayStatus, type Phase } from "@causeway/contract";
 import { buildJob, buildSecret, childNames, isControlledBy, isJobFinished } from "./job.ts";
@@ -29,6 +29,13 @@ const CONFLICT_RETRY_MS = 5_000;
 const JOB_MISSING_GRACE_MS = 10_000;
 /** How often a pass looks again while it waits for a vanished Job. */
 const JOB_MISSING_RECHECK_MS = 1_000;
+/**
+ * A far-off deadline (a resource TTL of days) is looked at again after at most this long: a
+ * timer beyond ~24.8 days would overflow setTimeout and fire at once, and a day costs nothing.
+ */
+const MAX_REQUEUE_MS = 24 * 60 * 60 * 1000;
+/** How much of the apiserver's message a rejected Job's condition, Event and report quote. */
+const MAX_QUOTED_MESSAGE = 512;
 
 /** Completed and Failed are final: only cleanup follows. */
 export function isTerminal(phase: Phase | undefined): boolean {
@@ -70,8 +77,71 @@ export function operatorStatus(status: CausewayStatus | undefined): OperatorStat
   return copy;
 }
 
-/** A terminal resource: only stop a Job that still runs (after a grace, so a finishing runner can exit). */
+/** The earlier of two requeue delays (null: none). */
+function earliest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
+}
+
+/** `text` cut to `max` characters, marked when cut. */
+function clip(text: string, max: number): string {
+  const flat = text.trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/**
+ * When a terminal resource finished: the transition of its Complete or Failed condition, else
+ * its completionTime, else (a status without either) its creation, the earliest it can have.
+ */
+export function finishedAt(resource: CausewayResource): Date {
+  const status = resource.status;
+  const ending = (status?.conditions ?? []).find(
+    (c) => (c.type === CONDITION_TYPES.complete || c.type === CONDITION_TYPES.failed) && c.status === "True",
+  );
+  const text = ending?.lastTransitionTime ?? status?.completionTime;
+  const at = text ? new Date(text) : new Date(resource.metadata.creationTimestamp ?? 0);
+  return Number.isNaN(at.getTime()) ? new Date(0) : at;
+}
+
+/**
+ * The resource's retention (`resourceTtlSecondsAfterFinished`, like the Job TTL controller's):
+ * when a terminal resource is to be deleted, or null when it is kept forever.
+ */
+export function resourceDeleteAt(finished: Date, config: ReconcileConfig): Date | null {
+  const ttl = config.resourceTtlSecondsAfterFinished ?? 0;
+  return ttl > 0 ? new Date(finished.getTime() + ttl * 1000) : null;
+}
+
+/** The requeue delay until a deadline, capped (MAX_REQUEUE_MS); null without a deadline. */
+function untilDeadline(deadline: Date | null, now: Date): number | null {
+  if (!deadline) return null;
+  return Math.min(MAX_REQUEUE_MS, Math.max(1000, deadline.getTime() - now.getTime()));
+}
+
+/**
+ * A terminal resource: cleanup only. Past its TTL the resource itself goes (conditional on the
+ * observed uid and resourceVersion; the garbage collector takes its Job along); before that,
+ * only a Job that still runs is stopped (after a grace, so a finishing runner can exit).
+ */
 function cleanup(obs: Observed, job: V1Job | null, config: ReconcileConfig): Decision {
+  const { resource, now } = obs;
+  const deleteAt = resourceDeleteAt(finishedAt(resource), config);
+  const { uid, resourceVersion } = resource.metadata;
+  if (deleteAt && now.getTime() >= deleteAt.getTime() && uid && resourceVersion) {
+    return {
+      actions: [{ type: "deleteResource", uid, resourceVersion }],
+      status: null,
+      events: [],
+      requeueAfterMs: null,
+    };
+  }
+  const stop = stopJob(obs, job, config);
+  return { ...stop, requeueAfterMs: earliest(stop.requeueAfterMs, untilDeadline(deleteAt, now)) };
+}
+
+/** A terminal resource's Job that still runs is deleted once the terminal grace has passed. */
+function stopJob(obs: Observed, job: V1Job | null, config: ReconcileConfig): Decision {
   const { resource, now } = obs;
   const none: Decision = { actions: [], status: null, events: [], requeueAfterMs: null };
   // A Job whose runner succeeded ends by itself (its controller may be slow to say so).
@@ -227,6 +297,15 @@ export function reconcileRunnerJob(
         `Job ${prev.jobName} disappeared before it finished.`,
         "internal_error",
       );
+    } else if (obs.jobRejected) {
+      // The apiserver refused the Job for good (an admission webhook or policy, an invalid
+      // field): the service is misconfigured, not the user's job, and a retry cannot help.
+      const { status, message } = obs.jobRejected;
+      next.failed(
+        REASONS.jobRejected,
+        `The apiserver rejected the runner Job ${names.job} (HTTP ${status}): ${clip(message, MAX_QUOTED_MESSAGE)}`,
+        "internal_error",
+      );
     } else {
       // The Secret follows the Job and is owned by it (the runtime sets the owner from the
       // created Job), so the Job's TTL or the resource's deletion removes it without a request.
@@ -270,6 +349,9 @@ export function reconcileRunnerJob(
   if (isTerminal(next.status.phase)) {
     if (job && isControlledBy(job, resource) && !isJobFinished(job) && !hasSucceededPod(pods))
       next.requeueAfterMs = config.terminalGraceSeconds * 1000;
+    // The echo of this pass's status write runs no pass: the TTL's clock starts here.
+    const deleteAt = resourceDeleteAt(finishedAt({ ...resource, status: next.status }), config);
+    next.requeueAfterMs = earliest(next.requeueAfterMs, untilDeadline(deleteAt, now));
   }
   return next.decision(prev);
 }

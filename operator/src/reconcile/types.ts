@@ -44,6 +44,24 @@ export interface ReconcileConfig {
   tmpSizeLimit: string;
   nodeSelector: Record<string, string>;
   tolerations: V1Toleration[];
+  /**
+   * Secrets (kubernetes.io/dockerconfigjson) the runner pods pull their image with, by name;
+   * absent or empty: none (`RUNNER_IMAGE_PULL_SECRETS`).
+   */
+  imagePullSecrets?: readonly string[];
+  /**
+   * Delete a resource this many seconds after it finished (Complete or Failed), like the Job
+   * TTL controller does for Jobs; absent or 0: keep it forever (`RESOURCE_TTL_SECONDS_AFTER_FINISHED`).
+   */
+  resourceTtlSecondsAfterFinished?: number;
+}
+
+/** The apiserver's permanent refusal of a Job create (400, 403, 422): retrying cannot help. */
+export interface JobRejection {
+  /** The HTTP status of the answer. */
+  status: number;
+  /** The apiserver's message (a Status object's `message`, e.g. an admission webhook's reason). */
+  message: string;
 }
 
 /** What one reconcile pass sees. */
@@ -61,6 +79,11 @@ export interface Observed<R extends CausewayResource = CausewayResource> {
    * that pass's `Decision.jobMissingSince`; absent when no pass is waiting for it.
    */
   jobMissingSince?: Date | null;
+  /**
+   * Set when this pass's own Job create was refused for good (a round of the same pass
+   * observes again with it); absent otherwise.
+   */
+  jobRejected?: JobRejection | null;
   /** Pods of the resource's Job (from the pod informer). */
   pods: readonly V1Pod[];
   now: Date;
@@ -73,6 +96,12 @@ export type Action =
   /** The Job, then its callback Secret, owned by the created Job (the runtime adds the reference). */
   | { type: "createJob"; job: V1Job; secret: V1Secret }
   | { type: "deleteJob"; name: string }
+  /**
+   * Delete the resource itself (its TTL after it finished), conditional on the observed uid and
+   * resourceVersion: a newer version (409) is decided again, a recreated resource of the same
+   * name is never deleted, and 404 counts as done.
+   */
+  | { type: "deleteResource"; uid: string; resourceVersion: string }
   /**
    * Tell the API about a failure only the operator can see (OOM, deadline, a pod that never
    * started), through the same signed callback a runner uses, so PostgreSQL learns it at once.
@@ -119,5 +148,6 @@ export const REASONS = {
   invalidSpec: "InvalidSpec",
   jobConflict: "JobConflict",
   jobDeleted: "JobDeleted",
+  jobRejected: "JobRejected",
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { EventsV1Event, V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
+import {
+  ApiException,
+  type EventsV1Event,
+  type V1Job,
+  type V1Pod,
+  type V1Secret,
+} from "@kubernetes/client-node";
 import { pino } from "pino";
 import {
   aJob,
@@ -12,6 +18,8 @@ import {
 } from "../../../test/builders/prediction.ts";
 import { LABELS, RESOURCES, type CausewayResource } from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
+import type { ReconcileConfig } from "../reconcile/types.ts";
+import type { FailureReport } from "./api-callback.ts";
 import { FakeClock } from "./clock.ts";
 import { Controller, queueKey, type ControllerCache } from "./controller.ts";
 import { EventRecorder } from "./events.ts";
@@ -77,6 +85,16 @@ class FakeGateway implements KubeGateway {
     this.calls.push("deleteJob");
     this.jobs.delete(name);
   }
+  async deleteResource(resource: CausewayResource, pre: { uid: string; resourceVersion: string }) {
+    this.calls.push("deleteResource");
+    const name = resource.metadata.name ?? "";
+    const stored = this.resources.get(name);
+    if (!stored) return "gone" as const;
+    if (stored.metadata.uid !== pre.uid || stored.metadata.resourceVersion !== pre.resourceVersion)
+      return "conflict" as const;
+    this.resources.delete(name);
+    return "deleted" as const;
+  }
   async createSecret(secret: V1Secret) {
     this.calls.push("createSecret");
     const name = secret.metadata?.name ?? "";
@@ -110,8 +128,9 @@ class FakeGateway implements KubeGateway {
   }
 }
 
-function setup() {
+function setup(config: Partial<ReconcileConfig> = {}) {
   const kc = unreachableKubeConfig();
+  const reports: FailureReport[] = [];
   const gateway = new FakeGateway();
   const clock = new FakeClock(T0.getTime());
   const log = pino({ level: "silent" });
@@ -120,7 +139,7 @@ function setup() {
     kc,
     namespace: "causeway",
     gateway,
-    config: testConfig(),
+    config: testConfig(config),
     clock,
     log,
     metrics,
@@ -129,8 +148,11 @@ function setup() {
     relistIntervalMs: 600_000,
     staleAfterMs: 120_000,
     cache: gateway.cache,
+    reportFailure: async (report) => {
+      reports.push(report);
+    },
   });
-  return { gateway, controller, metrics, clock };
+  return { gateway, controller, metrics, clock, reports };
 }
 
 const key = queueKey("prediction", "causeway", JOB_ID);
@@ -192,9 +214,9 @@ describe("Controller.reconcile: errors, deleted and vanished Jobs", () => {
     const { gateway, controller, metrics } = setup();
     gateway.put(aPrediction().build());
     gateway.createJob = async () => {
-      throw Object.assign(new Error("forbidden"), { code: 403 });
+      throw Object.assign(new Error("service unavailable"), { code: 503 });
     };
-    await expect(controller.reconcile(key)).rejects.toThrow("forbidden");
+    await expect(controller.reconcile(key)).rejects.toThrow("service unavailable");
     expect(gateway.statusWrites).toHaveLength(0);
     expect((await metrics.reconcileErrors.get()).values[0]?.value).toBe(1);
   });
@@ -402,5 +424,207 @@ describe("Controller: updates that change nothing a decision reads", () => {
     });
     handlers.enqueueOwner("pod", runnerPod(aPod().running(T0).build()), "update");
     expect((await triggers(metrics))["pod/queued"]).toBe(1);
+  });
+});
+
+/** A client-node error as the apiserver's answer produces it: the HTTP code and the Status body. */
+function apiError(code: number, message: string): ApiException<string> {
+  const body = JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message, code });
+  return new ApiException(code, "Unknown API Status Code!", body, {});
+}
+
+const WEBHOOK = 'admission webhook "images.policy.example" denied the request: image is not signed';
+
+function failedCondition(status: OperatorStatus | undefined) {
+  return status?.conditions?.find((c) => c.type === "Failed" && c.status === "True");
+}
+
+describe("Controller.reconcile: a Job create the apiserver refuses for good", () => {
+  it.each([
+    { code: 400, message: 'Job in version "v1" cannot be handled as a Job' },
+    { code: 403, message: WEBHOOK },
+    {
+      code: 422,
+      message: 'Job.batch "x" is invalid: spec.template.spec.containers[0].image: Required value',
+    },
+  ])(
+    "HTTP $code: Failed as JobRejected, a Warning quoting the apiserver, one report, no retry",
+    async (c) => {
+      const { gateway, controller, reports } = setup();
+      gateway.put(aPrediction().build());
+      gateway.createJob = async () => {
+        gateway.jobCreates += 1;
+        throw apiError(c.code, c.message);
+      };
+      // Not thrown: the queue's backoff would only repeat the refusal forever.
+      const result = await controller.reconcile(key);
+      expect(result).toEqual({ requeueAfterMs: null });
+      const status = gateway.statusWrites.at(-1);
+      expect(status?.phase).toBe("Failed");
+      expect(failedCondition(status)?.reason).toBe("JobRejected");
+      expect(failedCondition(status)?.message).toContain(`(HTTP ${c.code}): ${c.message}`);
+      expect(status?.failure).toMatchObject({ reason: "JobRejected", errorCode: "internal_error" });
+      expect(gateway.events.map((e) => [e.type, e.reason])).toEqual([["Warning", "JobRejected"]]);
+      expect(gateway.events[0]?.note).toContain(c.message);
+      expect(reports).toEqual([
+        {
+          kind: "prediction",
+          jobId: JOB_ID,
+          errorCode: "internal_error",
+          message: failedCondition(status)?.message,
+        },
+      ]);
+      expect(gateway.secrets.size).toBe(0);
+      // The resource is terminal: later passes create nothing and report nothing.
+      await controller.reconcile(key);
+      expect(gateway.jobCreates).toBe(1);
+      expect(reports).toHaveLength(1);
+      expect(gateway.statusWrites).toHaveLength(1);
+    },
+  );
+
+  it("clips a long apiserver message in the Event and the condition", async () => {
+    const { gateway, controller } = setup();
+    gateway.put(aPrediction().build());
+    gateway.createJob = async () => {
+      throw apiError(422, `${WEBHOOK} ${"y".repeat(10_000)}`);
+    };
+    await controller.reconcile(key);
+    expect(failedCondition(gateway.statusWrites.at(-1))?.message.length).toBeLessThan(700);
+    expect(gateway.events[0]?.note?.length).toBeLessThan(700);
+  });
+
+  it.each([
+    { name: "429", err: apiError(429, "too many requests") },
+    { name: "500", err: apiError(500, "etcdserver: request timed out") },
+    { name: "503", err: apiError(503, "service unavailable") },
+    {
+      name: "a network error",
+      err: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    },
+  ])("$name is transient: thrown for the queue's backoff, no status, no Event, no report", async (c) => {
+    const { gateway, controller, reports } = setup();
+    gateway.put(aPrediction().build());
+    gateway.createJob = async () => {
+      throw c.err;
+    };
+    await expect(controller.reconcile(key)).rejects.toBe(c.err);
+    expect(gateway.statusWrites).toEqual([]);
+    expect(gateway.events).toEqual([]);
+    expect(reports).toEqual([]);
+  });
+});
+
+describe("Controller: a resource deleted in the cluster", () => {
+  /** Deletes the stored resource and delivers the informer's delete event with its last state. */
+  function deleteInCluster(gateway: FakeGateway, controller: Controller): CausewayResource {
+    const last = gateway.resources.get(JOB_ID);
+    if (!last) throw new Error("no resource");
+    gateway.resources.delete(JOB_ID);
+    (controller as unknown as EventHandlers).onResourceEvent("prediction", structuredClone(last), "delete");
+    return last;
+  }
+
+  it("while its job runs (an admin's cancel): the API is told once, as internal_error", async () => {
+    const { gateway, controller, reports } = setup();
+    gateway.put(aPrediction().created().status({ phase: "Processing" }).build());
+    deleteInCluster(gateway, controller);
+    expect(await controller.reconcile(key)).toEqual({});
+    expect(reports).toEqual([
+      {
+        kind: "prediction",
+        jobId: JOB_ID,
+        errorCode: "internal_error",
+        message: `The job's Prediction resource ${JOB_ID} was deleted in the cluster before the job finished.`,
+      },
+    ]);
+    // No status write, no Event about an object that is gone.
+    expect(gateway.calls).toEqual([]);
+    // Later passes of the key, and a replayed delete event of the same resource, report nothing.
+    await controller.reconcile(key);
+    (controller as unknown as EventHandlers).onResourceEvent(
+      "prediction",
+      aPrediction().created().status({ phase: "Processing" }).build(),
+      "delete",
+    );
+    await controller.reconcile(key);
+    expect(reports).toHaveLength(1);
+  });
+
+  it("after it finished: nothing is reported", async () => {
+    const { gateway, controller, reports } = setup();
+    gateway.put(aPrediction().created().build());
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("no resource");
+    gateway.jobs.set(`cw-pred-${JOB_ID}`, aJob(stored).condition("Complete").build());
+    await controller.reconcile(key);
+    expect(gateway.resources.get(JOB_ID)?.status?.phase).toBe("Completed");
+    deleteInCluster(gateway, controller);
+    await controller.reconcile(key);
+    expect(reports).toEqual([]);
+  });
+
+  it("deleted and recreated under its name before a pass: the old job is reported, the new one runs", async () => {
+    const { gateway, controller, reports } = setup();
+    gateway.put(aPrediction().created().status({ phase: "Processing" }).build());
+    deleteInCluster(gateway, controller);
+    gateway.put(aPrediction().uid("uid-2").build());
+    await controller.reconcile(key);
+    expect(reports.map((r) => r.errorCode)).toEqual(["internal_error"]);
+    expect(gateway.statusWrites.at(-1)?.phase).toBe("Pending");
+  });
+});
+
+describe("Controller: a finished resource's TTL (RESOURCE_TTL_SECONDS_AFTER_FINISHED)", () => {
+  const TTL = 3600;
+
+  it("requeues at the TTL when it finishes, then deletes it preconditioned on uid and resourceVersion", async () => {
+    const { gateway, controller, clock, reports } = setup({ resourceTtlSecondsAfterFinished: TTL });
+    gateway.put(aPrediction().created().build());
+    const stored = gateway.resources.get(JOB_ID);
+    if (!stored) throw new Error("no resource");
+    gateway.jobs.set(`cw-pred-${JOB_ID}`, aJob(stored).condition("Complete").build());
+    expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: TTL * 1000 });
+    expect(gateway.resources.get(JOB_ID)?.status?.phase).toBe("Completed");
+    // Before the TTL: kept, and looked at again when it falls due.
+    clock.advance(TTL * 1000 - 60_000);
+    expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: 60_000 });
+    expect(gateway.resources.has(JOB_ID)).toBe(true);
+    clock.advance(60_000);
+    const last = structuredClone(gateway.resources.get(JOB_ID) as CausewayResource);
+    await controller.reconcile(key);
+    expect(gateway.resources.has(JOB_ID)).toBe(false);
+    expect(gateway.calls.filter((c) => c === "deleteResource")).toHaveLength(1);
+    // Its own delete event: a finished resource, so nothing to tell the API.
+    (controller as unknown as EventHandlers).onResourceEvent("prediction", last, "delete");
+    await controller.reconcile(key);
+    expect(reports).toEqual([]);
+  });
+
+  it("never deletes a resource recreated under the same name (uid precondition)", async () => {
+    const { gateway, controller, clock } = setup({ resourceTtlSecondsAfterFinished: TTL });
+    const old = aPrediction()
+      .created()
+      .status({ phase: "Completed", completionTime: T0.toISOString() })
+      .build();
+    gateway.put(old);
+    // The cache still holds the finished copy; the apiserver has a new resource of the same name.
+    gateway.staleResources.set(JOB_ID, structuredClone(gateway.resources.get(JOB_ID) as CausewayResource));
+    gateway.put(aPrediction().uid("uid-2").build());
+    clock.advance(TTL * 1000);
+    await controller.reconcile(key);
+    expect(gateway.calls).toEqual(["deleteResource"]);
+    expect(gateway.resources.get(JOB_ID)?.metadata.uid).toBe("uid-2");
+  });
+
+  it("unset (the default): a finished resource is kept forever", async () => {
+    const { gateway, controller, clock } = setup();
+    gateway.put(
+      aPrediction().created().status({ phase: "Completed", completionTime: T0.toISOString() }).build(),
+    );
+    clock.advance(365 * 24 * 3600 * 1000);
+    expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: null });
+    expect(gateway.resources.has(JOB_ID)).toBe(true);
+    expect(gateway.calls).toEqual([]);
   });
 });

@@ -9,7 +9,8 @@
  * hits 409 on its deterministic name and the pass reads that Job live; a status computed
  * from a stale resource is refused by the write's resourceVersion precondition, and the
  * newer version's watch event brings the key back. Live reads remain only where a cache
- * miss would mean a decision: a Job the status says was created but the cache lacks.
+ * miss would mean a decision: a Job the status of an unfinished resource says was created
+ * but the cache lacks.
  */
 import type { KubeConfig, KubernetesObject, V1Job } from "@kubernetes/client-node";
 import type { Logger } from "pino";
@@ -17,8 +18,10 @@ import type { CausewayResource, JobKind } from "@causeway/contract";
 import { inSpan } from "@causeway/contract/telemetry";
 import { resourceTraceContext } from "../observability/tracing.ts";
 import { decide } from "../reconcile/decide.ts";
+import { decideDeleted } from "../reconcile/deleted.ts";
 import { childNames } from "../reconcile/job.ts";
-import type { Observed, ReconcileConfig } from "../reconcile/types.ts";
+import { isTerminal } from "../reconcile/runner-job.ts";
+import type { JobRejection, Observed, ReconcileConfig } from "../reconcile/types.ts";
 import type { FailureReporter } from "./api-callback.ts";
 import { InformerCaches, type ControllerCache } from "./caches.ts";
 import type { Clock } from "./clock.ts";
@@ -34,8 +37,22 @@ import { PassWrites } from "./writes.ts";
 
 export type { ControllerCache } from "./caches.ts";
 
-/** Rounds of one pass: a create that finds its Job already there observes once more. */
+/**
+ * Rounds of one pass: a create that finds its Job already there, or that the apiserver refused
+ * for good, observes once more.
+ */
 const MAX_ROUNDS = 2;
+
+/** How many deleted resources' uids are remembered as decided about. */
+const DELETED_MEMORY = 1000;
+
+/** What a round hands the next one of the same pass. */
+interface RoundInput {
+  /** Read the Job live (a create met 409). */
+  live: boolean;
+  /** The apiserver refused this pass's Job create for good. */
+  jobRejected?: JobRejection;
+}
 
 /** Everything the controller is wired from (main.ts builds it; tests pass fakes). */
 export interface ControllerOptions {
@@ -87,6 +104,16 @@ export class Controller {
   private readonly tombstones: Tombstones;
   /** `Decision.jobMissingSince` of the last pass, by queue key, handed to the next pass. */
   private readonly missingSince = new Map<string, Date>();
+  /**
+   * The last state of deleted resources (their delete events), by queue key, until the pass the
+   * event queued has decided about it (decideDeleted); the pass takes it out, so it acts once.
+   */
+  private readonly deleted = new Map<string, CausewayResource>();
+  /**
+   * Uids of deleted resources already decided about (the last DELETED_MEMORY), so a second
+   * delete event for one resource (a watch restart's replay) does not report it again.
+   */
+  private readonly deletedDone = new Set<string>();
 
   constructor(options: ControllerOptions) {
     this.o = options;
@@ -140,6 +167,7 @@ export class Controller {
     const { namespace, name } = obj.metadata ?? {};
     if (!namespace || !name) return;
     const key = queueKey(kind, namespace, name);
+    if (type === "delete") this.deleted.set(key, obj as CausewayResource);
     const outcome = this.predicates.resourceEvent(key, obj as CausewayResource, type);
     if (outcome === "held") return;
     this.o.metrics.reconcileTriggers.inc({ source: "resource", outcome });
@@ -201,8 +229,15 @@ export class Controller {
   private async pass(kind: JobKind, namespace: string, name: string): Promise<HandlerResult> {
     const key = queueKey(kind, namespace, name);
     const cached = this.cache.resource(kind, namespace, name);
-    // Missing means done: the garbage collector removes the Job and Secret with it.
     const effects = this.o.metrics.reconcileEffects;
+    // A deleted resource (also one already recreated under its name): tell the API if its job
+    // was still running.
+    const last = this.deleted.get(key);
+    if (last && last.metadata.uid !== cached?.metadata.uid) {
+      this.deleted.delete(key);
+      await this.actOnDeleted(kind, key, last);
+    }
+    // Missing means done: the garbage collector removes the Job and Secret with it.
     if (!cached) {
       this.missingSince.delete(key);
       this.statusWrites.forget(key);
@@ -222,11 +257,13 @@ export class Controller {
     return inSpan(
       "operator.reconcile",
       async () => {
+        let input: RoundInput = { live: false };
         for (let round = 1; ; round++) {
-          const result = await this.decideAndAct(kind, key, resource, round > 1);
-          if (result !== "reobserve") return result;
+          const result = await this.decideAndAct(kind, key, resource, input);
+          if (!("reobserve" in result)) return result;
           // The Job appeared, then vanished again, between two reads: let the queue back off.
           if (round >= MAX_ROUNDS) throw new Error(`the Job of ${key} keeps changing while it is created`);
+          input = result.reobserve;
         }
       },
       resourceTraceContext(resource),
@@ -234,23 +271,53 @@ export class Controller {
   }
 
   /**
-   * What a pass sees: the Job (cached; live after a create met 409, or when the status names a
-   * Job the cache lacks), the remembered end of a deleted one, the pods, the time.
+   * The last state of a deleted resource: its decision (a failure report when its job had not
+   * finished) is carried out once; the resource is gone, so there is no status and no Event.
+   */
+  private async actOnDeleted(kind: JobKind, key: string, last: CausewayResource): Promise<void> {
+    const { namespace, name, uid } = last.metadata;
+    if (uid) {
+      if (this.deletedDone.has(uid)) return;
+      this.deletedDone.add(uid);
+      // A Set iterates in insertion order: the first uid is the oldest.
+      if (this.deletedDone.size > DELETED_MEMORY) {
+        const oldest = this.deletedDone.values().next().value;
+        if (oldest !== undefined) this.deletedDone.delete(oldest);
+      }
+    }
+    const log = this.o.log.child({ kind, namespace, name, uid });
+    const decision = decideDeleted(last);
+    if (decision.actions.length > 0)
+      log.info(
+        { phase: last.status?.phase ?? null },
+        "resource deleted before its job finished; telling the API",
+      );
+    for (const action of decision.actions) await this.writes.apply(kind, key, last, action, log);
+  }
+
+  /**
+   * What a pass sees: the Job (cached; live after a create met 409, or when the status of an
+   * unfinished resource names a Job the cache lacks), the remembered end of a deleted one, the pods, the time, and a
+   * rejection of this pass's own Job create.
    */
   private async observe(
     kind: JobKind,
     key: string,
     resource: CausewayResource,
-    live: boolean,
+    { live, jobRejected }: RoundInput,
   ): Promise<Observed> {
     const namespace = resource.metadata.namespace ?? "";
     const name = resource.metadata.name ?? "";
     const jobName = childNames(kind, name).job;
     const cachedJob = live ? undefined : this.cache.job(namespace, jobName);
+    // A finished resource's Job is read live no more: mostly its TTL has deleted it, and cleanup
+    // only stops one that still runs, whose watch events run a pass of their own (the
+    // resource-TTL requeues would otherwise cost a GET each).
+    const readLive = live || (!!resource.status?.jobName && !isTerminal(resource.status.phase));
     const job =
       cachedJob !== undefined
         ? structuredClone(cachedJob)
-        : live || resource.status?.jobName
+        : readLive
           ? await this.o.gateway.getJob(namespace, jobName)
           : null;
     return {
@@ -260,6 +327,7 @@ export class Controller {
       jobMissingSince: this.missingSince.get(key) ?? null,
       pods: this.informers.podsOf(kind, namespace, name),
       now: new Date(this.o.clock.now()),
+      jobRejected: jobRejected ?? null,
     };
   }
 
@@ -268,9 +336,9 @@ export class Controller {
     kind: JobKind,
     key: string,
     resource: CausewayResource,
-    live: boolean,
-  ): Promise<HandlerResult | "reobserve"> {
-    const observed = await this.observe(kind, key, resource, live);
+    input: RoundInput,
+  ): Promise<HandlerResult | { reobserve: RoundInput }> {
+    const observed = await this.observe(kind, key, resource, input);
     const decision = decide(kind, observed, this.o.config);
     if (decision.jobMissingSince) this.missingSince.set(key, decision.jobMissingSince);
     else this.missingSince.delete(key);
@@ -280,7 +348,11 @@ export class Controller {
     const job = observed.job?.metadata?.name ?? null;
     log.debug({ actions: actions.map((a) => a.type), requeueAfterMs, job }, "reconciled");
     for (const action of decision.actions) {
-      if ((await this.writes.apply(kind, key, resource, action, log)) === "reobserve") return "reobserve";
+      const done = await this.writes.apply(kind, key, resource, action, log);
+      // A create that met its Job already there: whose Job it is, a live read decides.
+      if (done === "reobserve") return { reobserve: { live: true } };
+      // A create refused for good: reconcile decides what that means (the resource fails).
+      if (typeof done === "object") return { reobserve: { live: false, jobRejected: done.rejected } };
     }
     const effect = decision.actions.length > 0 ? "acted" : decision.status ? "status" : "none";
     this.o.metrics.reconcileEffects.inc({ kind, effect });

@@ -2,7 +2,8 @@
  * The operator's only door to the apiserver: a small gateway over @kubernetes/client-node,
  * so the controller can run against a fake in tests. Create treats 409 as "exists" and
  * delete treats 404 as done; status is written with server-side apply under the
- * operator's own field manager.
+ * operator's own field manager. `rejection` tells a permanent refusal (400, 403, 422) from
+ * the errors worth retrying; what a refusal means is reconcile's to decide.
  */
 import {
   BatchV1Api,
@@ -18,8 +19,16 @@ import {
   type V1Lease,
   type V1Secret,
 } from "@kubernetes/client-node";
-import { API_VERSION, statusApply, RESOURCES, type CausewayResource } from "@causeway/contract";
+import {
+  API_VERSION,
+  GROUP,
+  statusApply,
+  RESOURCES,
+  VERSION,
+  type CausewayResource,
+} from "@causeway/contract";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
+import type { JobRejection } from "../reconcile/types.ts";
 import { LeaseConflict, type LeaseRecord, type LeaseStore } from "./lease.ts";
 
 /** The HTTP status of a client-node error, if it has one. */
@@ -29,6 +38,35 @@ export function httpStatus(err: unknown): number | undefined {
   if (typeof e.code === "number") return e.code;
   if (typeof e.statusCode === "number") return e.statusCode;
   return undefined;
+}
+
+/**
+ * Answers that no retry can change: 400 Bad Request, 403 Forbidden (an admission webhook, a
+ * ValidatingAdmissionPolicy, a terminating namespace, missing RBAC) and 422 Invalid. Everything
+ * else (429, 5xx, timeouts, network errors) is transient and goes to the queue's backoff.
+ */
+const PERMANENT = new Set([400, 403, 422]);
+
+/** The apiserver's message of a client-node error: its Status body's `message`, else the error's. */
+export function apiMessage(err: unknown): string {
+  const body = (err as { body?: unknown } | null)?.body;
+  let status: unknown = body;
+  if (typeof body === "string") {
+    try {
+      status = JSON.parse(body) as unknown;
+    } catch {
+      if (body.trim() !== "") return body.trim();
+    }
+  }
+  const message = (status as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === "string" && message !== "") return message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A permanent refusal of a write (see PERMANENT), or null when the error is worth retrying. */
+export function rejection(err: unknown): JobRejection | null {
+  const status = httpStatus(err);
+  return status !== undefined && PERMANENT.has(status) ? { status, message: apiMessage(err) } : null;
 }
 
 async function orNull<T>(p: Promise<T>): Promise<T | null> {
@@ -56,6 +94,14 @@ export interface KubeGateway {
   /** The created Job (its uid owns the callback Secret); "exists" on 409. */
   createJob(job: V1Job): Promise<V1Job | "exists">;
   deleteJob(namespace: string, name: string): Promise<void>;
+  /**
+   * Deletes a resource only if it still has this uid and resourceVersion: "conflict" (409) when
+   * it changed or was recreated since it was read, "gone" (404) when it is already deleted.
+   */
+  deleteResource(
+    resource: CausewayResource,
+    preconditions: { uid: string; resourceVersion: string },
+  ): Promise<"deleted" | "gone" | "conflict">;
   createSecret(secret: V1Secret): Promise<"created" | "exists">;
   /**
    * Applies the operator's status fields, conditional on the resource's resourceVersion: a pass
@@ -105,6 +151,31 @@ export class ClientNodeGateway implements KubeGateway {
     await ignore(this.batch.deleteNamespacedJob({ namespace, name, propagationPolicy: "Background" }), 404);
   }
 
+  async deleteResource(
+    resource: CausewayResource,
+    preconditions: { uid: string; resourceVersion: string },
+  ): Promise<"deleted" | "gone" | "conflict"> {
+    const { name = "", namespace = "" } = resource.metadata;
+    try {
+      // Background: the resource goes now, its Job and pods follow through the garbage collector.
+      await this.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: pluralOf(resource),
+        name,
+        propagationPolicy: "Background",
+        body: { preconditions },
+      });
+      return "deleted";
+    } catch (err) {
+      const status = httpStatus(err);
+      if (status === 404) return "gone";
+      if (status === 409) return "conflict";
+      throw err;
+    }
+  }
+
   async createSecret(secret: V1Secret): Promise<"created" | "exists"> {
     const namespace = secret.metadata?.namespace ?? "";
     return (await ignore(this.core.createNamespacedSecret({ namespace, body: secret }), 409))
@@ -114,8 +185,7 @@ export class ClientNodeGateway implements KubeGateway {
 
   async applyStatus(resource: CausewayResource, status: OperatorStatus): Promise<StatusWrite> {
     const { name = "", namespace = "", resourceVersion } = resource.metadata;
-    const plural =
-      resource.kind === "Prediction" ? RESOURCES.prediction.plural : RESOURCES.causal_analysis.plural;
+    const plural = pluralOf(resource);
     // A resourceVersion in an apply body is a precondition: the server answers 409 when it moved on.
     const body = {
       apiVersion: API_VERSION,
@@ -142,6 +212,11 @@ export class ClientNodeGateway implements KubeGateway {
   async patchEvent(namespace: string, name: string, patch: object): Promise<void> {
     await this.events.patchNamespacedEvent({ namespace, name, body: patch }, mergePatch);
   }
+}
+
+/** The plural of a resource's kind, as its API paths name it. */
+function pluralOf(resource: CausewayResource): string {
+  return resource.kind === "Prediction" ? RESOURCES.prediction.plural : RESOURCES.causal_analysis.plural;
 }
 
 /** metav1.MicroTime text (RFC 3339 with exactly six fractional digits), which the apiserver requires. */

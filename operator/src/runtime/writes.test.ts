@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { V1Job, V1Secret } from "@kubernetes/client-node";
+import { ApiException, type V1Job, type V1Secret } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { aPrediction, JOB_ID, testConfig } from "../../../test/builders/prediction.ts";
 import { buildJob, buildSecret } from "../reconcile/job.ts";
@@ -16,7 +16,12 @@ const log = pino({ level: "silent" });
  * A gateway whose writes answer as a test says, after `duringWrite` has run: the place where a
  * watch event faster than the answer arrives.
  */
-function setup(answers: { status?: () => StatusWrite; job?: () => V1Job | "exists" }) {
+function setup(answers: {
+  status?: () => StatusWrite;
+  job?: () => V1Job | "exists";
+  deleteResource?: () => "deleted" | "gone" | "conflict";
+}) {
+  const deletes: unknown[] = [];
   const secrets: V1Secret[] = [];
   let duringWrite: () => void = () => undefined;
   const gateway = {
@@ -33,6 +38,10 @@ function setup(answers: { status?: () => StatusWrite; job?: () => V1Job | "exist
     createSecret: async (secret: V1Secret) => {
       secrets.push(secret);
       return "created" as const;
+    },
+    deleteResource: async (_resource: unknown, preconditions: unknown) => {
+      deletes.push(preconditions);
+      return (answers.deleteResource ?? (() => "deleted" as const))();
     },
   } as unknown as KubeGateway;
   const metrics = new OperatorMetrics(false);
@@ -58,6 +67,7 @@ function setup(answers: { status?: () => StatusWrite; job?: () => V1Job | "exist
     statusWrites,
     jobCreates,
     secrets,
+    deletes,
     requeued,
     triggers,
     during: (fn: () => void) => (duringWrite = fn),
@@ -135,6 +145,45 @@ describe("PassWrites.apply", () => {
     expect(t.requeued).toEqual([`job:${KEY}`]);
     expect(await t.triggers()).toEqual({ "job/queued": 1 });
   });
+
+  it.each([400, 403, 422])(
+    "a Job the apiserver refuses for good (%i) is a rejection for reconcile, with no Secret",
+    async (code) => {
+      const message = 'admission webhook "policy.example" denied the request';
+      const t = setup({
+        job: () => {
+          throw new ApiException(code, "Unknown API Status Code!", JSON.stringify({ message }), {});
+        },
+      });
+      expect(await t.writes.apply("prediction", KEY, resource(), createJob(), log)).toEqual({
+        rejected: { status: code, message },
+      });
+      expect(t.secrets).toEqual([]);
+      // Nothing is expected of a create that did not happen.
+      expect(t.jobCreates.satisfied(`causeway/cw-pred-${JOB_ID}`)).toBe(true);
+    },
+  );
+
+  it("a transient error of a Job create (503) is thrown for the queue's backoff", async () => {
+    const t = setup({
+      job: () => {
+        throw new ApiException(503, "Unknown API Status Code!", "", {});
+      },
+    });
+    await expect(t.writes.apply("prediction", KEY, resource(), createJob(), log)).rejects.toBeInstanceOf(
+      ApiException,
+    );
+  });
+
+  it.each(["deleted", "gone", "conflict"] as const)(
+    "deletes the resource with its uid and resourceVersion as preconditions (%s is done)",
+    async (answer) => {
+      const t = setup({ deleteResource: () => answer });
+      const action: Action = { type: "deleteResource", uid: "uid-1", resourceVersion: "4" };
+      expect(await t.writes.apply("prediction", KEY, resource(), action, log)).toBe("done");
+      expect(t.deletes).toEqual([{ uid: "uid-1", resourceVersion: "4" }]);
+    },
+  );
 
   it("refuses an action it does not know", async () => {
     const t = setup({});

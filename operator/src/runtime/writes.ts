@@ -11,10 +11,10 @@ import { inSpan, traceContextOf } from "@causeway/contract/telemetry";
 import { withTraceEnv } from "../observability/tracing.ts";
 import { jobOwnerReference } from "../reconcile/job.ts";
 import type { OperatorStatus } from "../reconcile/runner-job.ts";
-import type { Action } from "../reconcile/types.ts";
+import type { Action, JobRejection } from "../reconcile/types.ts";
 import type { FailureReporter } from "./api-callback.ts";
 import type { Expectations, Settled } from "./expectations.ts";
-import type { KubeGateway, StatusWrite } from "./kube.ts";
+import { rejection, type KubeGateway, type StatusWrite } from "./kube.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 
 /** Options of {@link PassWrites}. */
@@ -30,6 +30,12 @@ export interface PassWritesOptions {
   /** Queues a key for a watch event that arrived during a write and was news. */
   requeue: (source: "resource" | "job", key: string) => void;
 }
+
+/**
+ * What became of an action: done; "reobserve" when a create found its Job already there; a
+ * rejection when the apiserver refused the Job for good (the pass decides again with it).
+ */
+export type ActionResult = "done" | "reobserve" | { rejected: JobRejection };
 
 export class PassWrites {
   private readonly o: PassWritesOptions;
@@ -65,14 +71,14 @@ export class PassWrites {
     }
   }
 
-  /** Carries out one action; "reobserve" when a create found its Job already there. */
+  /** Carries out one action (see ActionResult). */
   async apply(
     kind: JobKind,
     key: string,
     resource: CausewayResource,
     action: Action,
     log: Logger,
-  ): Promise<"done" | "reobserve"> {
+  ): Promise<ActionResult> {
     const gw = this.o.gateway;
     const namespace = resource.metadata.namespace ?? "";
     switch (action.type) {
@@ -82,6 +88,15 @@ export class PassWrites {
       case "deleteJob":
         await gw.deleteJob(namespace, action.name);
         return "done";
+      case "deleteResource": {
+        const { uid, resourceVersion } = action;
+        const deleted = await gw.deleteResource(resource, { uid, resourceVersion });
+        // A conflict means the resource changed (or was recreated) since the cache's copy: the
+        // newer version's watch event brings the key back, and that pass decides again.
+        if (deleted === "conflict") log.debug("resource delete met a newer version or another uid");
+        else log.info({ deleted }, "deleted the finished resource after its TTL");
+        return "done";
+      }
       case "reportFailure": {
         const { errorCode, message } = action;
         void this.o.reportFailure?.({ kind, jobId: resource.spec.job_id, errorCode, message });
@@ -96,6 +111,13 @@ export class PassWrites {
           created = await inSpan("operator.create_job", (span) =>
             gw.createJob(withTraceEnv(action.job, traceContextOf(span))),
           );
+        } catch (err) {
+          // Refused for good (admission, policy, an invalid field): reconcile fails the resource.
+          // Anything else is thrown on to the queue's backoff.
+          const rejected = rejection(err);
+          if (!rejected) throw err;
+          log.warn({ job: action.job.metadata?.name, ...rejected }, "the apiserver rejected the runner Job");
+          return { rejected };
         } finally {
           const version = created === "exists" ? undefined : created?.metadata?.resourceVersion;
           this.released("job", key, this.o.jobCreates.settle(jobKey, version));
