@@ -46,17 +46,30 @@ app.kubernetes.io/component: {{ .component }}
 {{- include "causeway.componentName" . -}}
 {{- end -}}
 
-{{/* Image reference of a component; pass (dict "ctx" $ "override" .Values.api.image). Digest wins over tag. */}}
+{{/*
+Image reference of a component; pass (dict "ctx" $ "image" .Values.api.image). Each component has its
+own repository and digest (the build makes three images); the registry and the default tag are shared.
+A digest pins the image and wins over the tag.
+*/}}
 {{- define "causeway.image" -}}
-{{- $img := .ctx.Values.image -}}
-{{- $repo := default $img.repository .override.repository -}}
-{{- $tag := default (default .ctx.Chart.AppVersion $img.tag) .override.tag -}}
-{{- $prefix := ternary (printf "%s/" $img.registry) "" (ne $img.registry "") -}}
-{{- if $img.digest -}}
-{{- printf "%s%s@%s" $prefix $repo $img.digest -}}
+{{- $global := .ctx.Values.image -}}
+{{- $repo := required "every component needs an image repository (api.image.repository, operator.image.repository, runner.image.repository)" .image.repository -}}
+{{- $tag := .image.tag | default $global.tag | default .ctx.Chart.AppVersion -}}
+{{- $prefix := ternary (printf "%s/" $global.registry) "" (ne ($global.registry | default "") "") -}}
+{{- if .image.digest -}}
+{{- printf "%s%s@%s" $prefix $repo .image.digest -}}
 {{- else -}}
 {{- printf "%s%s:%s" $prefix $repo $tag -}}
 {{- end -}}
+{{- end -}}
+
+{{/* Names of .Values.imagePullSecrets, comma-separated (what the operator puts on runner pods). */}}
+{{- define "causeway.imagePullSecretNames" -}}
+{{- $names := list -}}
+{{- range .Values.imagePullSecrets -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- join "," $names -}}
 {{- end -}}
 
 {{/* Name of the Secret with the callback server secret. */}}
