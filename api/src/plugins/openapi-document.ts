@@ -8,7 +8,9 @@
  *   merged file and the split pair, and the rule that target_validation needs a target and the
  *   split pair;
  * - stable operationIds, response descriptions, the 400/403/413 answers every route can give,
- *   and links from the 202 of each POST to the routes that read what it created.
+ *   and links from the 202 of each POST to the routes that read what it created;
+ * - a free-text query or path parameter declares that it holds no NUL character, which the
+ *   server refuses in every request (plugins/text-guard.ts: PostgreSQL cannot store it).
  */
 
 type Json = Record<string, unknown>;
@@ -145,6 +147,20 @@ function derivedOperationId(method: string, path: string): string {
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 
+/** A string without a NUL character (JSON Schema `pattern`, ECMA-262 syntax). */
+export const NO_NUL_PATTERN = "^[^\\u0000]*$";
+
+/** Adds NO_NUL_PATTERN to a free-text string schema (no pattern, format, enum or const of its own). */
+function declareNoNul(schema: unknown): void {
+  if (!schema || typeof schema !== "object") return;
+  const s = schema as Json;
+  for (const key of ["anyOf", "oneOf", "allOf"])
+    if (Array.isArray(s[key])) for (const branch of s[key] as unknown[]) declareNoNul(branch);
+  const free =
+    s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined;
+  if (s.type === "string" && free) s.pattern = NO_NUL_PATTERN;
+}
+
 function operations(paths: Paths): [string, string, Operation][] {
   return Object.entries(paths).flatMap(([path, item]) =>
     Object.entries(item)
@@ -236,6 +252,7 @@ export function finishDocument(input: Json): Json {
   for (const [path, method, op] of operations(paths)) {
     const key = `${method.toUpperCase()} ${path}`;
     op.operationId = OPERATION_IDS[key] ?? derivedOperationId(method, path);
+    if (Array.isArray(op.parameters)) for (const p of op.parameters as Json[]) declareNoNul(p.schema);
     if (key === "POST /v1/predictions")
       op.requestBody = predictionCreateBody(`${REF_PREFIX}PredictionCreateFormInput`);
     const responses = op.responses;

@@ -120,6 +120,33 @@ describe("the OpenAPI document", () => {
     expect(at(doc, "components", "responses", "MethodNotAllowed", "headers")).toHaveProperty("Allow");
   });
 
+  it("declares that free-text parameters hold no NUL character, which the server refuses (422)", async () => {
+    const q = arr(at(doc, "paths", "/v1/predictions/{prediction_id}/targets", "get", "parameters")).find(
+      (p) => at(p, "name") === "q",
+    );
+    const pattern = at(q, "schema", "pattern");
+    expect(typeof pattern).toBe("string");
+    const re = new RegExp(pattern as string, "u");
+    expect(re.test("STAT1")).toBe(true);
+    expect(re.test("~8\u0000x")).toBe(false);
+    // Every free-text string parameter says it; a uuid or an enum keeps its own rule.
+    for (const op of operations())
+      for (const p of arr(at(op, "parameters"))) {
+        const schema = at(p, "schema");
+        if (
+          at(schema, "type") === "string" &&
+          at(schema, "format") === undefined &&
+          at(schema, "enum") === undefined
+        )
+          expect(at(schema, "pattern"), `${String(at(p, "name"))}`).toBeDefined();
+      }
+    const res = await t.app.inject({
+      url: "/v1/predictions?cursor=%00",
+      headers: { "x-api-key": key },
+    });
+    expect(res.statusCode).toBe(422);
+  });
+
   it.each([
     ["/v1/predictions", "post"],
     ["/v1/predictions/{prediction_id}", "get"],
