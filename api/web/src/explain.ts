@@ -1,7 +1,32 @@
 /** A refusal of the service as a sentence a person can act on, with when to retry. */
 import { CausewayError } from "@causeway/api/client/errors";
 
-export function explain(err: unknown): string {
+/** The upload form's words for the service's field names (the form passes its own, with file names). */
+export const FIELD_LABELS: Readonly<Record<string, string>> = {
+  dataset_control: "Control cells",
+  dataset_pert: "Perturbed cells",
+  dataset: "Merged dataset",
+  degs: "DEGs",
+};
+
+/**
+ * A message of the service or of the SDK's checks with its field paths ("body.dataset_control: …",
+ * "degs.3: …") said in the form's words ("Control cells (fake.h5ad): …"): a field the form names
+ * gets its label, any other loses the internal "body." prefix.
+ */
+export function withFieldLabels(message: string, labels: Readonly<Record<string, string>> = {}): string {
+  const all = { ...FIELD_LABELS, ...labels };
+  return message.replace(
+    /(^|;\s*)(body\.)?([A-Za-z_]+)((?:\.[A-Za-z0-9_]+)*):\s/g,
+    (whole, start: string, body, name: string) => {
+      const label = all[name];
+      if (label !== undefined) return `${start}${label}: `;
+      return body ? `${start}${name}: ` : whole;
+    },
+  );
+}
+
+export function explain(err: unknown, labels?: Readonly<Record<string, string>>): string {
   if (!(err instanceof CausewayError)) return "Something went wrong in the page. Reload it and try again.";
   const when =
     err.retryAfterMs !== null
@@ -21,7 +46,7 @@ export function explain(err: unknown): string {
     case "edge_blocked":
       return `Too many requests came from this address in the last minute.${when || " Wait a minute and try again."}`;
     case "payload_too_large":
-      return `The upload is too large: ${err.message}`;
+      return `The upload is too large: ${withFieldLabels(err.message, labels)}`;
     case "service_unavailable":
       return `The service is busy or restarting.${when || " Try again in a few seconds."}`;
     case "network_error":
@@ -29,6 +54,6 @@ export function explain(err: unknown): string {
     case "not_found":
       return "There is no such prediction in this account (or its results are not ready).";
     default:
-      return err.message;
+      return withFieldLabels(err.message, labels);
   }
 }

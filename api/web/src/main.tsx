@@ -3,7 +3,9 @@ import "./csp-setup.ts";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
+import { reconnecting } from "./live.ts";
 import { HowToRead } from "./pages/HowToRead.tsx";
+import { draft } from "./pages/new-prediction/draft.ts";
 import { NewPredictionPage } from "./pages/new-prediction/NewPredictionPage.tsx";
 import { PredictionPage } from "./pages/prediction/PredictionPage.tsx";
 import { Predictions } from "./pages/Predictions.tsx";
@@ -28,11 +30,27 @@ function title(route: Route): string {
   }
 }
 
+/** The note sits in a corner (styles set through CSSOM, which the page's CSP allows). */
+const RECONNECTING_STYLE = {
+  position: "fixed",
+  right: "1rem",
+  bottom: "1rem",
+  margin: "0",
+  zIndex: "10",
+  boxShadow: "0 2px 8px rgba(0, 0, 0, 0.15)",
+} as const;
+
 function App() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(session.key() !== null);
+  // The service refused the key mid-session (revoked or expired): the sign-in page says so.
+  const [refused, setRefused] = useState(false);
+  const [streamsLost, setStreamsLost] = useState(reconnecting.count);
+  useEffect(() => reconnecting.subscribe(setStreamsLost), []);
   useEffect(() => {
     const lost = () => {
+      // A wrong key typed on the sign-in page is no session lost.
+      if (session.key() !== null) setRefused(true);
       session.signOut();
       setSignedIn(false);
     };
@@ -45,6 +63,7 @@ function App() {
   const publicPage = route.page === "how-to-read" || route.page === "sign-in";
   const showSignIn = !signedIn && !publicPage;
   const signOut = () => {
+    setRefused(false);
     session.signOut();
     setSignedIn(false);
     navigate("/app/sign-in");
@@ -78,7 +97,17 @@ function App() {
       <main id="main">
         {showSignIn || route.page === "sign-in" ? (
           <SignIn
+            reason={
+              refused
+                ? `Your API key was refused: it may have been revoked or expired. Sign in again${
+                    draft.has()
+                      ? "; your form was kept (files must be chosen again)."
+                      : "; you will come back to this page."
+                  }`
+                : null
+            }
             onSignedIn={() => {
+              setRefused(false);
               setSignedIn(true);
               if (route.page === "sign-in") navigate("/app/");
             }}
@@ -100,6 +129,16 @@ function App() {
           </section>
         )}
       </main>
+      {signedIn && streamsLost > 0 && (
+        <p
+          class="warn-line small reconnecting"
+          role="status"
+          data-testid="reconnecting"
+          style={RECONNECTING_STYLE}
+        >
+          Connection to the service lost; reconnecting…
+        </p>
+      )}
       <footer class="foot">
         causeway · ranked protein targets and causal explanations ·{" "}
         <a href="/app/how-to-read">How to read the results</a>

@@ -122,7 +122,7 @@ export function checkCellType(file: LoadedFile, column: string): { level: string
         .map((l) => `"${l}"`)
         .join(
           ", ",
-        )}${levels.length > 10 ? ", …" : ""}); one prediction analyzes one cell type. Set cell_type to the one to analyse (for example cell_type=${levels[0]}), or subset the data to one cell type.`,
+        )}${levels.length > 10 ? ", …" : ""}); one prediction analyzes one cell type. Set cell_type to the one to analyse (for example cell_type=${JSON.stringify(levels[0])}), or subset the data to one cell type.`,
     );
   }
   return { level: levels[0]!, missing };
@@ -138,7 +138,7 @@ export function selectCellType(
   if (column === null) {
     throw new JobFailure(
       "missing_cell_type_column",
-      `cell_type=${cellType} needs a cell-type column, and none was found by name (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class); set cell_type_column.` +
+      `cell_type=${JSON.stringify(cellType)} needs a cell-type column, and none was found by name (looked for cell_type, celltype, cell_type_label, cell_types, annotation, cell_ontology_class); set cell_type_column.` +
         hintText(cellTypeHints(ad.obs, exclude), ad.obs),
     );
   }
@@ -148,7 +148,7 @@ export function selectCellType(
     const levels = levelsOf(values);
     throw new JobFailure(
       "missing_cell_type_column",
-      `cell_type=${cellType}, but the cell-type column "${column}" has no such value (values: ${levels
+      `cell_type=${JSON.stringify(cellType)}, but the cell-type column "${column}" has no such value (values: ${levels
         .slice(0, 20)
         .map((l) => JSON.stringify(l))
         .join(", ")}${levels.length > 20 ? ", …" : ""}).`,

@@ -235,6 +235,8 @@ describe("merged uploads: the checks of model.md §3 in order", () => {
     const err = await failure(merged(join(KANG_DIR, "kang2018_ifnb_pbmc.h5ad")));
     expect(err.code).toBe("multiple_cell_types");
     expect(err.message).toContain('"CD14+ Monocytes"');
+    // Quoted, so that "fix and resubmit" refills the whole level (a bare B cells read as B).
+    expect(err.message).toContain('(for example cell_type="B cells")');
   });
 
   it("too_many_observations per arm (§18.2) even when the file total would pass per arm", async () => {

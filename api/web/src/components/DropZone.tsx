@@ -7,6 +7,8 @@ export function DropZone(props: {
   hint: string;
   accept: string;
   file: File | null;
+  /** Why the chosen file cannot be sent, said under it (checked in the page before upload). */
+  problem?: string | null | undefined;
   onFile: (f: File | null) => void;
 }) {
   const [over, setOver] = useState(false);
@@ -38,8 +40,15 @@ export function DropZone(props: {
         name={props.name}
         type="file"
         accept={props.accept}
+        aria-invalid={props.problem ? "true" : "false"}
+        aria-describedby={props.problem ? `${id}-problem` : undefined}
         onChange={(e) => props.onFile((e.target as HTMLInputElement).files?.[0] ?? null)}
       />
+      {props.problem && (
+        <p class="error small" id={`${id}-problem`} role="alert" data-testid={`problem-${props.name}`}>
+          {props.problem}
+        </p>
+      )}
     </div>
   );
 }

@@ -4,9 +4,10 @@
  * hub, the validated target's own row pinned on top (and not listed a second time). Every column
  * header explains itself with the "how to read" text and links to it. A model that gives each
  * candidate a probability and a 90 % prediction set (`probability`, `in_prediction_set`) gets
- * both shown, whichever version writes them.
+ * both shown, whichever version writes them, with the set's size said in words. The table's place
+ * (sort, page, search, filters) is kept in the page's query string (table-state.ts).
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { TARGET_COLUMNS } from "@causeway/api/schemas/field-docs.ts";
 import { client, type TargetsPageQuery, type TargetsPageResult } from "../../client.ts";
 import { explain } from "../../explain.ts";
@@ -14,10 +15,9 @@ import { Pending } from "../Pending.tsx";
 import { ascendingFirst, columnTitle, DEFAULT_COLUMNS, docOf } from "./columns.ts";
 import { TableControls, type Facets } from "./TableControls.tsx";
 import { TargetRow, type RowAction } from "./TargetRow.tsx";
-
-const PAGE = 50;
-/** A 90 % set at least this large is said in words: the data do not single out a few candidates. */
-const LARGE_SET = 20;
+import { setSizeOf, setSizeSentence } from "./set-note.ts";
+import { offsetOfPage, PAGE, pageCount, readTableState, writeTableState } from "./table-state.ts";
+import "./target-table.css";
 
 export function TargetTable(props: {
   predictionId: string;
@@ -25,31 +25,56 @@ export function TargetTable(props: {
   onSearch: (q: string) => void;
   highlight: string | null;
   action?: RowAction;
+  /** The model was fitted on few experiments like this one (few_development_experiments). */
+  roughCalibration?: boolean;
 }) {
-  const [sort, setSort] = useState("rank");
-  const [order, setOrder] = useState<"asc" | "desc">("asc");
-  const [offset, setOffset] = useState(0);
-  const [tier, setTier] = useState("");
-  const [direction, setDirection] = useState("");
-  const [fold, setFold] = useState(true);
-  const [query, setQuery] = useState(props.search);
+  // Where the table was, as the address says (Back, a reload, a shared link).
+  const init = useMemo(() => readTableState(location.search), []);
+  const [sort, setSort] = useState(init.sort);
+  const [order, setOrder] = useState<"asc" | "desc">(init.order);
+  const [offset, setOffset] = useState(init.offset);
+  const [tier, setTier] = useState(init.tier);
+  const [direction, setDirection] = useState(init.direction);
+  const [fold, setFold] = useState(init.fold);
+  const [query, setQuery] = useState(props.search || init.q);
   const [page, setPage] = useState<TargetsPageResult | null>(null);
   const [facets, setFacets] = useState<Facets | null>(null);
+  const [setSize, setSetSize] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState<string[] | null>(null);
   const [open, setOpen] = useState<Set<string>>(new Set());
+  const [goTo, setGoTo] = useState("");
   const asked = useRef(0);
 
-  useEffect(() => setQuery(props.search), [props.search]);
+  // A search from outside (a gene picked on the volcano); the first render's is already in.
+  const outside = useRef(props.search);
+  useEffect(() => {
+    if (props.search === outside.current) return;
+    outside.current = props.search;
+    setQuery(props.search);
+  }, [props.search]);
   // Typing settles before a request is sent (each is one request against the edge limit).
-  const [q, setQ] = useState(props.search);
+  const [q, setQ] = useState(query.trim());
+  const qNow = useRef(q);
   useEffect(() => {
     const t = setTimeout(() => {
-      setQ(query.trim());
+      const next = query.trim();
+      if (next === qNow.current) return;
+      qNow.current = next;
+      setQ(next);
       setOffset(0);
     }, 350);
     return () => clearTimeout(t);
   }, [query]);
+
+  // The address follows the table (replaced, not pushed: Back leaves the page, as before).
+  useEffect(() => {
+    if (!location.pathname.includes(props.predictionId)) return;
+    const search = writeTableState(location.search, { sort, order, offset, q, tier, direction, fold });
+    if (search !== location.search)
+      history.replaceState(history.state, "", `${location.pathname}${search}${location.hash}`);
+  }, [props.predictionId, sort, order, offset, q, tier, direction, fold]);
 
   const full = page ? page.columns.includes("pvalue") : true;
   const canFold = page ? page.columns.includes("proxy_of") : false;
@@ -62,18 +87,47 @@ export function TargetTable(props: {
       if (canFold && fold) query.fold_proxies = true;
     }
     const n = ++asked.current;
+    setBusy(true);
     client()
       .getTargets(props.predictionId, query)
       .then(
         (p) => {
           if (n !== asked.current) return;
+          // A link past the end of the table (it has fewer rows now): its last page instead.
+          if (p.rows.length === 0 && p.offset > 0 && p.matched_rows > 0) {
+            setOffset(offsetOfPage(pageCount(p.matched_rows), p.matched_rows));
+            return;
+          }
           setPage(p);
+          setBusy(false);
           if (p.facets) setFacets(p.facets);
+          const size = setSizeOf(p.pinned?.cells ?? p.rows[0]?.cells);
+          if (size !== null) setSetSize(size);
           setError(null);
         },
-        (err: unknown) => n === asked.current && setError(explain(err)),
+        (err: unknown) => {
+          if (n !== asked.current) return;
+          setBusy(false);
+          setError(explain(err));
+        },
       );
   }, [props.predictionId, offset, sort, order, q, tier, direction, fold, full, canFold]);
+
+  // The set's size is the same on every row: a page without rows (a search that matches
+  // nothing) asks for one row to learn it.
+  const needSize = page !== null && setSize === null && page.columns.includes("prediction_set_size");
+  useEffect(() => {
+    if (!needSize || (page?.rows.length ?? 0) > 0) return;
+    client()
+      .getTargets(props.predictionId, { limit: 1 })
+      .then(
+        (p) => {
+          const size = setSizeOf(p.rows[0]?.cells);
+          if (size !== null) setSetSize(size);
+        },
+        () => undefined,
+      );
+  }, [needSize]);
 
   // A first page answered before the whole table was read has no counts: ask once for them.
   const fullPage = page !== null && full;
@@ -105,7 +159,13 @@ export function TargetTable(props: {
   const hasSet = page.columns.includes("in_prediction_set");
   const pinnedId = page.pinned ? String(page.pinned.cells.id ?? "") : null;
   const rows = page.rows.filter((r) => String(r.cells.id ?? "") !== pinnedId);
-  const setOnPage = page.rows.filter((r) => r.cells.in_prediction_set === true).length;
+  const setSentence = setSizeSentence(setSize, page.total_rows);
+  const pages = pageCount(page.matched_rows);
+  const pageNow = Math.floor(page.offset / PAGE) + 1;
+  const lastOffset = offsetOfPage(pages, page.matched_rows);
+  const go = (to: number) => {
+    if (to !== offset) setOffset(to);
+  };
   const sortBy = (c: string) => {
     if (c === sort) setOrder(order === "asc" ? "desc" : "asc");
     else {
@@ -160,10 +220,11 @@ export function TargetTable(props: {
       />
       {hasSet && (
         <p class="small set-note" data-testid="prediction-set-note">
-          ● marks the 90 % prediction set: the candidates that together hold the true target with 90 %
-          probability, by the model's calibration.
-          {offset === 0 && sort === "rank" && !q && setOnPage >= LARGE_SET
-            ? ` The set is large (${setOnPage >= PAGE ? `more than ${PAGE}` : setOnPage} candidates): these data do not single out a few candidates, so read the top ranks as a list to test rather than an answer.`
+          {setSentence && <strong data-testid="prediction-set-size">{setSentence} </strong>}● marks the set’s
+          members: the fewest most probable candidates that held the driver in 90 % of comparable development
+          experiments, by the model’s calibration.
+          {props.roughCalibration
+            ? " The model saw few experiments like this one, so this calibration is rough (see the warnings)."
             : ""}
         </p>
       )}
@@ -173,7 +234,7 @@ export function TargetTable(props: {
         </p>
       )}
       <div class="table-scroll" tabIndex={0} role="region" aria-label="Ranked targets">
-        <table class="data" data-testid="target-table">
+        <table class={busy ? "data busy" : "data"} data-testid="target-table" aria-busy={busy}>
           <thead>
             <tr>
               {columns.flatMap((c) => {
@@ -267,25 +328,70 @@ export function TargetTable(props: {
         )}
       </div>
       <div class="pager">
-        <span class="muted" data-testid="target-table-footer">
-          {page.matched_rows === 0
-            ? "0 rows"
-            : `Rows ${(page.offset + 1).toLocaleString("en")}–${Math.min(page.offset + page.rows.length, page.matched_rows).toLocaleString("en")} of ${page.matched_rows.toLocaleString("en")}`}
-          {page.matched_rows !== page.total_rows
-            ? ` (${page.total_rows.toLocaleString("en")} candidates in all)`
-            : " candidates"}
+        <span class="muted" data-testid="target-table-footer" role="status" aria-atomic="true">
+          {busy
+            ? "Loading the rows…"
+            : page.matched_rows === 0
+              ? "0 rows"
+              : `Rows ${(page.offset + 1).toLocaleString("en")}–${Math.min(page.offset + page.rows.length, page.matched_rows).toLocaleString("en")} of ${page.matched_rows.toLocaleString("en")}`}
+          {busy
+            ? ""
+            : page.matched_rows !== page.total_rows
+              ? ` (${page.total_rows.toLocaleString("en")} candidates in all)`
+              : " candidates"}
         </span>
         <span class="spacer" />
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-          Previous
-        </button>
-        <button
-          type="button"
-          disabled={page.offset + PAGE >= page.matched_rows}
-          onClick={() => setOffset(offset + PAGE)}
-        >
-          Next
-        </button>
+        <span class="pager-buttons">
+          <button type="button" disabled={offset === 0} onClick={() => go(0)} aria-label="First page">
+            «
+          </button>
+          <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE))}>
+            Previous
+          </button>
+          {pages > 1 ? (
+            <form
+              class="page-jump"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const n = Number(goTo);
+                if (goTo !== "" && Number.isFinite(n)) go(offsetOfPage(n, page.matched_rows));
+                setGoTo("");
+              }}
+            >
+              <label>
+                Page{" "}
+                <input
+                  type="number"
+                  name="page"
+                  inputMode="numeric"
+                  min={1}
+                  max={pages}
+                  placeholder={String(pageNow)}
+                  value={goTo}
+                  onInput={(e) => setGoTo((e.target as HTMLInputElement).value)}
+                  data-testid="page-input"
+                />{" "}
+                of {pages.toLocaleString("en")}
+              </label>{" "}
+              <button type="submit">Go</button>
+            </form>
+          ) : null}
+          <button
+            type="button"
+            disabled={page.offset + PAGE >= page.matched_rows}
+            onClick={() => go(offset + PAGE)}
+          >
+            Next
+          </button>
+          <button
+            type="button"
+            disabled={page.offset + PAGE >= page.matched_rows}
+            onClick={() => go(lastOffset)}
+            aria-label="Last page"
+          >
+            »
+          </button>
+        </span>
       </div>
     </div>
   );

@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { COLUMN_FIELDS, OBS_CAP_PER_ARM, prepareCommand, type ColumnField } from "./cli-fields.ts";
 import { armsOf, columnNamed, detectColumn, detectControl, type ObsTable } from "./obs-table.ts";
+import { cellTypeChoice } from "./form-state.ts";
 import { readObs } from "./read-obs.ts";
 
 export type ColumnValues = Partial<Record<ColumnField, string>>;
@@ -20,10 +21,13 @@ export function DatasetColumns({
   file,
   values,
   onChange,
+  onCellTypes,
 }: {
   file: File | null;
   values: ColumnValues;
   onChange: (v: ColumnValues) => void;
+  /** The levels of the cell-type column read from the file (none while unread). */
+  onCellTypes?: (levels: string[]) => void;
 }) {
   const [read, setRead] = useState<Read>({ state: "none" });
   useEffect(() => {
@@ -49,6 +53,9 @@ export function DatasetColumns({
   };
   const conditionLevels = (table && roles && columnNamed(table, roles.condition)?.levels) ?? [];
   const cellTypeLevels = (table && roles && columnNamed(table, roles.cellType)?.levels) ?? [];
+  const cellTypeKey = JSON.stringify(cellTypeLevels);
+  useEffect(() => onCellTypes?.(JSON.parse(cellTypeKey) as string[]), [cellTypeKey]);
+  const choice = cellTypeChoice(cellTypeLevels, values.cell_type);
   const suggestions: Record<ColumnField, string[]> = {
     condition_column: table?.columns.map((c) => c.name) ?? [],
     sample_column: table?.columns.map((c) => c.name) ?? [],
@@ -88,19 +95,35 @@ export function DatasetColumns({
               {f.name.replaceAll("_", " ")} <span class="muted small">({f.flag})</span>
             </label>
             {f.name === "cell_type" && cellTypeLevels.length > 0 ? (
-              <select
-                id={f.name}
-                name={f.name}
-                value={values.cell_type ?? ""}
-                onChange={(e) => onChange({ ...values, cell_type: (e.target as HTMLSelectElement).value })}
-              >
-                <option value="">all cell types</option>
-                {cellTypeLevels.map((l) => (
-                  <option key={l} value={l}>
-                    {l}
+              <>
+                <select
+                  id={f.name}
+                  name={f.name}
+                  value={values.cell_type ?? ""}
+                  aria-invalid={choice === "ok" ? "false" : "true"}
+                  aria-describedby="cell_type-choice"
+                  onChange={(e) => onChange({ ...values, cell_type: (e.target as HTMLSelectElement).value })}
+                >
+                  <option value="">
+                    {cellTypeLevels.length > 1 ? "choose one cell type" : "all cell types"}
                   </option>
-                ))}
-              </select>
+                  {choice === "unknown" && (
+                    <option value={values.cell_type}>{values.cell_type} (not in this file)</option>
+                  )}
+                  {cellTypeLevels.map((l) => (
+                    <option key={l} value={l}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+                {choice !== "ok" && (
+                  <p class="error small" id="cell_type-choice" data-testid="cell-type-choice">
+                    {choice === "choose"
+                      ? `This file holds ${cellTypeLevels.length} cell types in "${roles!.cellType}"; one prediction analyses one: choose it here (the service refuses the whole file).`
+                      : `"${values.cell_type}" is not a cell type of this file; choose one of its ${cellTypeLevels.length}.`}
+                  </p>
+                )}
+              </>
             ) : (
               <input
                 id={f.name}

@@ -7,9 +7,9 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { client, CausewayError, type ResolvedGenes } from "../../client.ts";
 import { useLimitWait } from "../../components/Pending.tsx";
 import { degCheck, MAX_DEGS } from "./deg-check.ts";
-import { DeTableFormatError, degsOf, readDeTable, type DeTable } from "./de-table.ts";
+import { DeTableFormatError, degsOf, notATextTable, readDeTable, type DeTable } from "./de-table.ts";
 import { HELP } from "./cli-fields.ts";
-import { parseGeneList } from "./gene-list.ts";
+import { excelDateSymbol, parseGeneList, pastedDeTable } from "./gene-list.ts";
 
 export interface DegsState {
   mode: "list" | "table";
@@ -43,6 +43,24 @@ export function genesOf(s: DegsState): string[] {
   if (s.mode === "list") return parseGeneList(s.text);
   if (!s.table || !s.gene || !s.padj || !s.lfc) return [];
   return degsOf(s.table, { gene: s.gene, padj: s.padj, lfc: s.lfc }, Number(s.padjMax), Number(s.lfcMin));
+}
+
+/**
+ * Why the DEGs cannot be sent as they stand, or null: a DE table pasted into the list box would
+ * send its column names, numbers and non-significant genes as DEGs.
+ */
+export function degsProblem(s: DegsState): string | null {
+  if (s.mode === "list" && pastedDeTable(s.text))
+    return "the DEGs (the pasted text is a DE table: read it as one, or paste only the genes)";
+  return null;
+}
+
+/** What choosing a file as a DE table sets: its first bytes say when it is no text at all. */
+async function tableFromFile(f: File): Promise<Partial<DegsState>> {
+  const notText = notATextTable(new Uint8Array(await f.slice(0, 4096).arrayBuffer()));
+  if (notText) return { table: null, tableName: f.name, tableError: `${f.name}: ${notText}` };
+  if (f.size === 0) return { table: null, tableName: f.name, tableError: `${f.name}: the file is empty.` };
+  return tableFileState(f.name, await f.text());
 }
 
 /** What choosing a table file sets: the table and its detected columns, or why it cannot be read. */
@@ -94,7 +112,8 @@ export function DegsField({
   species: "human" | "mouse";
 }) {
   const set = (patch: Partial<DegsState>) => onChange({ ...s, ...patch });
-  const genes = useMemo(() => genesOf(s), [s]);
+  const pasted = s.mode === "list" ? pastedDeTable(s.text) : null;
+  const genes = useMemo(() => (pasted ? [] : genesOf(s)), [s, pasted !== null]);
   const [resolved, setResolved] = useState<ResolvedGenes | null>(null);
   useEffect(() => {
     setResolved(null);
@@ -120,7 +139,13 @@ export function DegsField({
   // The check is a request: while it waits on the limit, say so rather than "checking…" alone.
   const wait = useLimitWait();
   const listOf = (gs: typeof check.notInModel) =>
-    gs.map((g) => (g.suggestion ? `${g.input} (did you mean ${g.suggestion}?)` : g.input)).join(", ");
+    gs
+      .map((g) => {
+        const suggestion = g.suggestion ?? excelDateSymbol(g.input);
+        return suggestion ? `${g.input} (did you mean ${suggestion}?)` : g.input;
+      })
+      .join(", ");
+  const excelDates = check.notRecognised.filter((g) => !g.suggestion && excelDateSymbol(g.input));
   return (
     <>
       <div class="segmented" role="radiogroup" aria-label="How the DEGs are given">
@@ -155,6 +180,22 @@ export function DegsField({
             value={s.text}
             onInput={(e) => set({ text: (e.target as HTMLTextAreaElement).value })}
           />
+          {pasted && (
+            <div class="warn-line" role="alert" data-testid="pasted-table">
+              <p>
+                This looks like a DE table (columns {pasted.columns.slice(0, 6).join(", ")}
+                {pasted.columns.length > 6 ? ", …" : ""}), not a list of genes: as a list, its column names,
+                numbers and non-significant genes would be sent as DEGs. Read it as a DE table to choose the
+                DEGs by adjusted p-value and fold change, or paste only the gene symbols.
+              </p>
+              <button
+                type="button"
+                onClick={() => set({ mode: "table", ...tableFileState("the pasted table", s.text) })}
+              >
+                Read it as a DE table
+              </button>
+            </div>
+          )}
           <label class="file-inline">
             Read the list from a file
             <input
@@ -178,13 +219,18 @@ export function DegsField({
               accept=".tsv,.csv,.txt"
               onChange={(e) => {
                 const f = (e.target as HTMLInputElement).files?.[0];
-                if (f) void f.text().then((text) => set(tableFileState(f.name, text)));
+                if (f) void tableFromFile(f).then((patch) => set(patch));
               }}
             />
           </label>
           <p class="help">
             {HELP.degsTable}. The gene column is detected (hgnc_symbol first) and can be changed.
           </p>
+          {s.table && s.tableName && (
+            <p class="small muted" data-testid="table-source">
+              Read from {s.tableName}: {s.table.rows.length.toLocaleString("en")} rows.
+            </p>
+          )}
           {s.tableError && (
             <p class="deg-feedback tone-error" role="alert">
               {s.tableError}
@@ -244,12 +290,20 @@ export function DegsField({
           )}
         </>
       )}
-      <p class={`deg-feedback tone-${check.tone}`} data-testid="deg-feedback" aria-live="polite">
-        {check.text}
-        {!resolved && wait !== null && genes.length > 0
-          ? ` Waiting for the request limit (30 a minute per address): about ${wait} s.`
-          : ""}
-      </p>
+      {!pasted && (
+        <p class={`deg-feedback tone-${check.tone}`} data-testid="deg-feedback" aria-live="polite">
+          {check.text}
+          {!resolved && wait !== null && genes.length > 0
+            ? ` Waiting for the request limit (30 a minute per address): about ${wait} s.`
+            : ""}
+        </p>
+      )}
+      {excelDates.length > 0 && (
+        <p class="deg-feedback tone-warn small" data-testid="excel-dates">
+          {excelDates.map((g) => `${g.input} (did you mean ${excelDateSymbol(g.input)}?)`).join(", ")}: Excel
+          turns these symbols into dates; HGNC has renamed the genes since. Use the current symbols.
+        </p>
+      )}
       {check.notInModel.length > 0 && (
         <details class="small">
           <summary>

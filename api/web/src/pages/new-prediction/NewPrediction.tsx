@@ -6,29 +6,81 @@
  * prediction ("fix and resubmit"), it comes filled in with what was sent and what the failure
  * asked for.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { PARAMETERS } from "@causeway/api/schemas/field-docs.ts";
 import { PredictionCreateForm } from "@causeway/api/schemas/predictions.ts";
-import { client } from "../../client.ts";
 import { explain } from "../../explain.ts";
 import { DropZone } from "../../components/DropZone.tsx";
 import { PARAM_SPECS, boundsText, checkParam } from "../../params.ts";
 import { navigate } from "../../router.ts";
 import { HELP, PERTURBATION_TYPES } from "./cli-fields.ts";
 import { DatasetColumns } from "./DatasetColumns.tsx";
-import { DegsField, genesOf } from "./DegsField.tsx";
+import { DegsField, degsProblem, genesOf } from "./DegsField.tsx";
+import { draft } from "./draft.ts";
+import { fileProblem, SPLIT_OBS_CAP } from "./file-check.ts";
 import { MAX_DEGS } from "./deg-check.ts";
-import { emptyForm, submissionOf, type FormState } from "./form-state.ts";
+import { cellTypeChoice, emptyForm, submissionOf, type FormState } from "./form-state.ts";
 import { lastSubmission } from "./last-submission.ts";
+import { uploadPrediction, type UploadProgress } from "./upload.ts";
 
 /** The contract adds perturbation_type with the model that reads it; the field shows from then on. */
 const TAKES_PERTURBATION_TYPE = "perturbation_type" in PredictionCreateForm.shape;
 
+const LABELS = { control: "Control cells", perturbed: "Perturbed cells", merged: "Merged dataset" } as const;
+
+/** What the page can tell of a chosen file before upload (file-check.ts), and whether it is still reading it. */
+function useFileProblem(
+  file: File | null,
+  label: string,
+  obsCap: number | null,
+): { checking: boolean; problem: string | null } {
+  const [r, setR] = useState<{ file: File | null; problem: string | null }>({ file: null, problem: null });
+  useEffect(() => {
+    if (!file) return;
+    let live = true;
+    void fileProblem(file, label, { obsCap }).then(
+      (problem) => live && setR({ file, problem }),
+      () => live && setR({ file, problem: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [file]);
+  return file === null
+    ? { checking: false, problem: null }
+    : { checking: r.file !== file, problem: r.file === file ? r.problem : null };
+}
+
+/** Megabytes with two decimals below 10 MB (a 2 MB upload moves by hundredths), one above. */
+const mb = (n: number, total: number) => {
+  const digits = total < 1e7 ? 2 : 1;
+  return (n / 1e6).toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+};
+
 export function NewPrediction({ initial }: { initial?: FormState | undefined }) {
-  const [s, setS] = useState<FormState>(initial ?? emptyForm);
+  // A form kept when the key was refused mid-form comes back first (draft.ts).
+  const [restored] = useState(() => draft.take());
+  const [s, setS] = useState<FormState>(restored ?? initial ?? emptyForm);
   const set = (patch: Partial<FormState>) => setS((old) => ({ ...old, ...patch }));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [upload, setUpload] = useState<UploadProgress | null>(null);
+  const cancelUpload = useRef<AbortController | null>(null);
+  const [cellTypeLevels, setCellTypeLevels] = useState<string[]>([]);
+  const latest = useRef(s);
+  latest.current = s;
+  useEffect(() => {
+    // The key was refused (revoked or expired): the shell shows the sign-in page instead of this
+    // one; the text of the form is kept for when the person has signed in again.
+    const keep = () => draft.save(latest.current);
+    window.addEventListener("causeway:unauthorized", keep);
+    return () => window.removeEventListener("causeway:unauthorized", keep);
+  }, []);
+  useEffect(() => () => cancelUpload.current?.abort(), []);
+  const split = s.shape === "split";
+  const control = useFileProblem(split ? s.control : null, LABELS.control, SPLIT_OBS_CAP);
+  const perturbed = useFileProblem(split ? s.perturbed : null, LABELS.perturbed, SPLIT_OBS_CAP);
+  const merged = useFileProblem(split ? null : s.merged, LABELS.merged, null);
 
   const genes = genesOf(s.degs);
   const paramErrors = Object.fromEntries(
@@ -38,22 +90,54 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
   if (s.shape === "split") {
     if (!s.control) missing.push("the control file");
     if (!s.perturbed) missing.push("the perturbed file");
-    if (genes.length === 0) missing.push("the DEGs");
+    const degs = degsProblem(s.degs);
+    if (degs) missing.push(degs);
+    else if (genes.length === 0) missing.push("the DEGs");
   } else if (!s.merged) missing.push("the merged file");
+  else {
+    // A merged file of several cell types is refused whole (multiple_cell_types): one is chosen.
+    const choice = cellTypeChoice(cellTypeLevels, s.columns.cell_type);
+    if (choice === "choose") missing.push(`the cell type (the file holds ${cellTypeLevels.length})`);
+    if (choice === "unknown") missing.push("a cell type of this file");
+  }
   if (s.jobType === "target_validation" && s.target.trim() === "") missing.push("the target");
-  const invalid = Object.values(paramErrors).some((e) => e !== null) || genes.length > MAX_DEGS;
+  const files = split ? [control, perturbed] : [merged];
+  if (files.some((f) => f.checking)) missing.push("a moment: the page is reading the files");
+  const invalid =
+    Object.values(paramErrors).some((e) => e !== null) ||
+    genes.length > MAX_DEGS ||
+    files.some((f) => f.problem !== null);
+  // The service's field names in the form's words, with the file chosen (explain.ts).
+  const labels = {
+    dataset_control: s.control ? `${LABELS.control} (${s.control.name})` : LABELS.control,
+    dataset_pert: s.perturbed ? `${LABELS.perturbed} (${s.perturbed.name})` : LABELS.perturbed,
+    dataset: s.merged ? `${LABELS.merged} (${s.merged.name})` : LABELS.merged,
+  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
     setBusy(true);
+    const cancel = new AbortController();
+    cancelUpload.current = cancel;
+    setUpload({ loaded: 0, total: 0 });
     try {
-      const { prediction_id } = await client().createPrediction(submissionOf(s, TAKES_PERTURBATION_TYPE));
+      const { prediction_id } = await uploadPrediction(
+        submissionOf(s, TAKES_PERTURBATION_TYPE),
+        setUpload,
+        cancel.signal,
+      );
       lastSubmission.remember(prediction_id, s);
       navigate(`/app/predictions/${prediction_id}`);
     } catch (err) {
-      setError(explain(err));
+      setError(
+        cancel.signal.aborted
+          ? "Upload cancelled: no prediction was created. The form is kept; submit again when ready."
+          : explain(err, labels),
+      );
     } finally {
+      cancelUpload.current = null;
+      setUpload(null);
       setBusy(false);
     }
   };
@@ -61,6 +145,13 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
   return (
     <section class="new-prediction">
       <h1>New prediction</h1>
+      {restored && (
+        <p class="warn-line" role="status" data-testid="form-restored">
+          The form was kept while you signed in again. Choose the files again
+          {restored.degs.mode === "table" ? " (the .h5ad files and the DE table)" : ""}: a web page cannot
+          keep the files you chose.
+        </p>
+      )}
       <form class="stack" onSubmit={(e) => void submit(e)}>
         <fieldset class="card">
           <legend>Data</legend>
@@ -95,6 +186,7 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
                   hint="Drop the control .h5ad here or choose it"
                   accept=".h5ad"
                   file={s.control}
+                  problem={control.problem}
                   onFile={(control) => set({ control })}
                 />
                 <DropZone
@@ -103,6 +195,7 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
                   hint="Drop the perturbed .h5ad here or choose it"
                   accept=".h5ad"
                   file={s.perturbed}
+                  problem={perturbed.problem}
                   onFile={(perturbed) => set({ perturbed })}
                 />
               </div>
@@ -121,10 +214,16 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
                   hint="Drop the .h5ad here or choose it"
                   accept=".h5ad"
                   file={s.merged}
+                  problem={merged.problem}
                   onFile={(merged) => set({ merged })}
                 />
               </div>
-              <DatasetColumns file={s.merged} values={s.columns} onChange={(columns) => set({ columns })} />
+              <DatasetColumns
+                file={s.merged}
+                values={s.columns}
+                onChange={(columns) => set({ columns })}
+                onCellTypes={setCellTypeLevels}
+              />
             </>
           )}
           <div class="grid3">
@@ -265,11 +364,44 @@ export function NewPrediction({ initial }: { initial?: FormState | undefined }) 
             {error}
           </p>
         )}
+        {upload && (
+          <div class="progress-wrap" data-testid="upload-progress">
+            <div
+              class="progress"
+              role="progressbar"
+              aria-label="Upload"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={upload.total ? Math.floor((100 * upload.loaded) / upload.total) : 0}
+            >
+              <div
+                class="progress-bar"
+                style={{ width: `${upload.total ? (100 * upload.loaded) / upload.total : 0}%` }}
+              />
+            </div>
+            <span class="progress-text" aria-live="polite">
+              {upload.total === 0
+                ? "Starting the upload…"
+                : upload.loaded < upload.total
+                  ? `Uploading ${Math.floor((100 * upload.loaded) / upload.total)}% (${mb(upload.loaded, upload.total)} of ${mb(upload.total, upload.total)} MB)`
+                  : "Uploaded; the service is checking the files…"}
+            </span>
+          </div>
+        )}
         <div class="row">
           <button type="submit" class="primary" disabled={busy || missing.length > 0 || invalid}>
             {busy ? "Uploading…" : "Submit prediction"}
           </button>
-          {missing.length > 0 && <span class="muted">Still needed: {missing.join(", ")}.</span>}
+          {upload && (upload.total === 0 || upload.loaded < upload.total) && (
+            <button type="button" onClick={() => cancelUpload.current?.abort()}>
+              Cancel upload
+            </button>
+          )}
+          {!busy && missing.length > 0 && (
+            <span class="muted" data-testid="still-needed">
+              Still needed: {missing.join(", ")}.
+            </span>
+          )}
         </div>
       </form>
     </section>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DeTableFormatError, degsOf, readDeTable, ROW_NAMES } from "./de-table.ts";
+import { DeTableFormatError, degsOf, notATextTable, readDeTable, ROW_NAMES } from "./de-table.ts";
 
 // The head of the shared Kang edgeR table (split_cd14mono/pseudobulk_edgeR_results.tsv).
 const EDGER = [
@@ -71,5 +71,22 @@ describe("a DE table read in the page", () => {
 
   it("refuses a file that is not a table with the contract's error", () => {
     expect(() => readDeTable('gene,padj\n"IFIT1,0.01\n')).toThrow(DeTableFormatError);
+  });
+});
+
+describe("a file chosen as a DE table that is no text", () => {
+  const bytes = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+  it("says it is not a text table instead of the CSV parser's complaint", () => {
+    expect(notATextTable(bytes("%PDF-1.4\n%\xe2\xe3"))).toMatch(
+      /^This is not a text table \(CSV\/TSV\): it is a PDF/,
+    );
+    expect(notATextTable(bytes("PK\x03\x04\x14\x00"))).toMatch(/Excel workbook/);
+    expect(notATextTable(bytes("\x89HDF\r\n\x1a\n"))).toMatch(/HDF5/);
+    expect(notATextTable(bytes("abc\x00\x01\x02"))).toMatch(/^This is not a text table/);
+  });
+  it("lets text through, UTF-16 with its byte-order mark included", () => {
+    expect(notATextTable(bytes("gene,padj\nSTAT1,0.01\n"))).toBeNull();
+    expect(notATextTable(bytes("\xff\xfeg\x00e\x00n\x00e\x00"))).toBeNull();
+    expect(notATextTable(bytes("gene;log2FoldChange\nSTAT1;2,3\n\xe9"))).toBeNull();
   });
 });

@@ -38,12 +38,46 @@ export const emptyForm: FormState = {
   params: {},
 };
 
-/** Field names of the service that a failure message asks to set ("set condition_column=arm"). */
+/**
+ * Field names of the service that a failure message asks to set ("set condition_column=arm",
+ * "for example cell_type=\"B cells\""). A value is read quoted (double quotes, JSON escapes, or
+ * single quotes) or bare; a bare value may hold spaces ("cell_type=B cells)", as the runner wrote
+ * it before quoting) and ends at a comma, semicolon, closing parenthesis, line end, the next
+ * `name=`, or a joining word (" or ", " and ", " but "); a sentence's final full stop is not
+ * part of it.
+ */
 export function fieldsAskedFor(message: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of message.matchAll(/\b([a-z_]+)=("[^"]+"|'[^']+'|[^\s,;)]+)/g))
-    out[m[1]!] = m[2]!.replace(/^["']|["']$/g, "").replace(/\.$/, "");
+  const re =
+    /\b([a-z_]+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:(?![,;)\n]|\s+(?:or|and|but)\s|\s+[a-z_]+=)[^\n])+))/g;
+  for (const m of message.matchAll(re)) {
+    let value: string;
+    if (m[2] !== undefined) {
+      try {
+        value = JSON.parse(`"${m[2]}"`) as string;
+      } catch {
+        value = m[2];
+      }
+    } else if (m[3] !== undefined) value = m[3];
+    else value = m[4]!.trim().replace(/\.$/, "");
+    if (value !== "") out[m[1]!] = value;
+  }
   return out;
+}
+
+/**
+ * The choice of cell type a merged file needs, from the levels of its cell-type column read in
+ * the page: "choose" when it holds several and none is chosen (the service would fail with
+ * multiple_cell_types), "unknown" when the chosen one is none of the file's levels (it would
+ * fail with missing_cell_type_column), "ok" otherwise.
+ */
+export function cellTypeChoice(
+  levels: readonly string[],
+  chosen: string | undefined,
+): "ok" | "choose" | "unknown" {
+  const c = chosen?.trim() ?? "";
+  if (c === "") return levels.length > 1 ? "choose" : "ok";
+  return levels.length > 0 && !levels.includes(c) ? "unknown" : "ok";
 }
 
 export function submissionOf(s: FormState, perturbationTypeTaken: boolean): PredictionSubmission {

@@ -86,7 +86,11 @@ export function AnalysisDetails({ analysis, inputs }: { analysis: CausalAnalysis
       {analysis.artifacts && analysis.artifacts.length > 0 && (
         <>
           <h3>Files of this causal analysis</h3>
-          <Downloads artifacts={analysis.artifacts} testid="analysis-downloads" />
+          <Downloads
+            artifacts={analysis.artifacts}
+            owner={{ prediction_id: analysis.prediction_id, label: symbol(analysis.target) }}
+            testid="analysis-downloads"
+          />
         </>
       )}
     </section>

@@ -10,7 +10,7 @@ import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client, type PredictionStatus } from "../../client.ts";
 import { explain } from "../../explain.ts";
 import { Pending } from "../../components/Pending.tsx";
-import { Progress, StatusBadge } from "../../components/StatusBadge.tsx";
+import { JobAnnouncer, Progress, StatusBadge } from "../../components/StatusBadge.tsx";
 import { TargetTable } from "../../components/target-table/TargetTable.tsx";
 import { parseDegs, type DegPoint } from "../../components/Volcano.tsx";
 import { symbol } from "../../format.ts";
@@ -19,6 +19,7 @@ import { useLiveStatus } from "../../live.ts";
 import { useLoad } from "../../use-load.ts";
 import { AnalysisDetails, AnalysisGraph, useAnalysisInputs } from "./AnalysisPanel.tsx";
 import { artifactJson, artifactText } from "./artifacts.ts";
+import { predictionTitle } from "./download-name.ts";
 import { Downloads } from "./Downloads.tsx";
 import { GraphOf, PredictionGraphPng } from "./GraphPanel.tsx";
 import { Summary, warningsOf, type RunParameters } from "./Summary.tsx";
@@ -48,6 +49,10 @@ export function PredictionPage({ id }: { id: string }) {
   const status = p ? (live.status === "unknown" ? p.status : live.status) : null;
   const completed = p?.status === "completed";
   const validation = p?.job_type === "target_validation";
+  // Side-by-side result tabs are told apart by their title: the label (or short id) and status.
+  useEffect(() => {
+    if (p && status) document.title = predictionTitle(p, status);
+  }, [p, status]);
 
   const params = useLoad<RunParameters>(
     async () => {
@@ -77,13 +82,32 @@ export function PredictionPage({ id }: { id: string }) {
   const explainer = useCausalAnalysis(id, completed && !validation);
   const analysisInputs = useAnalysisInputs(explainer.analysis);
 
+  // The live region is on the page from the start, so that its later sentences are announced.
+  const announcer = (
+    <JobAnnouncer
+      state={{
+        status: status ?? "unknown",
+        pct: live.progress_pct,
+        step: live.processing_step,
+      }}
+    />
+  );
   if (error)
     return (
-      <p class="error" role="alert">
-        {error}
-      </p>
+      <>
+        {announcer}
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </>
     );
-  if (!p) return <Pending what="the prediction" />;
+  if (!p)
+    return (
+      <>
+        {announcer}
+        <Pending what="the prediction" />
+      </>
+    );
   const active = status === "pending" || status === "processing";
   const warnings = warningsOf(p);
   const run = (row: { cells: Record<string, unknown> }) => {
@@ -94,6 +118,7 @@ export function PredictionPage({ id }: { id: string }) {
   const params_ = params.state === "ok" ? params.value : params.state === "error" ? null : undefined;
   return (
     <section class="prediction">
+      {announcer}
       <div class="page-head">
         <div class="page-title">
           <p class="crumbs">
@@ -143,6 +168,7 @@ export function PredictionPage({ id }: { id: string }) {
             search={search}
             onSearch={setSearch}
             highlight={highlight}
+            roughCalibration={warnings.some((w) => w.code === "few_development_experiments")}
             {...(validation ? {} : { action: { label: "Explain", run, busyId: explainer.starting } })}
           />
           {explainer.error && (
@@ -202,7 +228,7 @@ export function PredictionPage({ id }: { id: string }) {
           ) : null}
           <h2>Downloads</h2>
           {p.artifacts && p.artifacts.length > 0 ? (
-            <Downloads artifacts={p.artifacts} />
+            <Downloads artifacts={p.artifacts} owner={p} />
           ) : (
             <p class="muted">This account tier does not receive the result files of this job type.</p>
           )}
