@@ -341,8 +341,10 @@ describe.skipIf(!hasChromium())("the web app in Chromium", () => {
   it("downloads a TSV", async () => {
     const [download] = await Promise.all([
       page.waitForEvent("download"),
-      page.click('[data-testid="downloads"] a[download="target_scores.tsv"]'),
+      page.click('[data-testid="downloads"] a[download$="_target_scores.tsv"]'),
     ]);
+    // Saved under the prediction's label and short id, so two runs' files do not collide.
+    expect(download.suggestedFilename()).toMatch(/_[0-9a-f]{8}_target_scores\.tsv$/);
     const path = join(SHOTS, "target_scores.tsv");
     await download.saveAs(path);
     expect((await readFile(path, "utf8")).split("\n")[0]).toMatch(/^id\tnode_type\tscore\trank/);
