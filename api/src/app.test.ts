@@ -154,7 +154,13 @@ describe("artifact downloads (filesystem store)", () => {
     const ok = await t.app.inject({ url: path, remoteAddress: ip() });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers["content-disposition"]).toBe('attachment; filename="mapped_degs.json"');
+    expect(ok.headers["content-type"]).toMatch(/^application\/json/);
     expect(JSON.parse(ok.body)).toEqual(["IRF1", "GBP1", "OTHER"]);
+    // A table is served as one, so a browser opens it as text rather than an opaque download.
+    const tsv = status.artifacts.find((x: { name: string }) => x.name === "target_scores.tsv").url as string;
+    const table = await t.app.inject({ url: new URL(tsv).pathname, remoteAddress: ip() });
+    expect(table.headers["content-type"]).toMatch(/^text\/tab-separated-values/);
+    expect(table.body.split("\n")[0]).toMatch(/^id\tnode_type/);
     const tampered = path.slice(0, -2) + (path.endsWith("AA") ? "BB" : "AA");
     expect((await t.app.inject({ url: tampered, remoteAddress: ip() })).statusCode).toBe(404);
     t.clock.advance(t.ctx.config.presignTtlSeconds * 1000 + 1000);

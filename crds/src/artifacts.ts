@@ -54,6 +54,20 @@ export const ARTIFACT_DESCRIPTIONS: Record<ArtifactName, string> = {
 };
 
 /** The folder holding every attempt of a job (its output prefix, with one trailing slash). */
+/** Media types of the files jobs read and write, by extension (S3's Content-Type, downloads, RO-Crate). */
+const MEDIA_TYPES: Record<string, string> = {
+  ".h5ad": "application/x-hdf5",
+  ".json": "application/json",
+  ".tsv": "text/tab-separated-values",
+  ".gz": "application/gzip",
+  ".png": "image/png",
+  ".npy": "application/octet-stream",
+};
+
+/** The media type of a file by its name's extension; application/octet-stream when unknown. */
+export const mediaTypeOf = (name: string): string =>
+  MEDIA_TYPES[/\.[a-z0-9]+$/.exec(name)?.[0] ?? ""] ?? "application/octet-stream";
+
 export function jobOutputFolder(outputPrefix: string): string {
   return `${outputPrefix.replace(/\/+$/, "")}/`;
 }

@@ -4,6 +4,7 @@
  * are the same 404. Not part of the public contract's route list, so hidden from OpenAPI.
  */
 import type { FastifyInstance } from "fastify";
+import { mediaTypeOf } from "@causeway/contract";
 import { FsObjectStore } from "@causeway/runner/storage";
 import type { AppContext } from "../context.ts";
 import { NotFound } from "../errors.ts";
@@ -19,13 +20,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (!grant || !(await store.exists(grant.key))) throw new NotFound();
       const safeName = grant.filename.replace(/[^A-Za-z0-9._-]/g, "_");
       return reply
-        .type(
-          safeName.endsWith(".png")
-            ? "image/png"
-            : safeName.endsWith(".json")
-              ? "application/json"
-              : "application/octet-stream",
-        )
+        .type(mediaTypeOf(safeName))
         .header("content-disposition", `attachment; filename="${safeName}"`)
         .header("cache-control", "private, no-store")
         .send(store.createReadStream(grant.key));

@@ -3,16 +3,8 @@
  * remembers what it wrote, so the final callback can list every stored file.
  */
 import { createHash } from "node:crypto";
-import type { ResultFile } from "@causeway/contract";
+import { mediaTypeOf, type ResultFile } from "@causeway/contract";
 import type { ObjectStore } from "../storage/index.ts";
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".json": "application/json",
-  ".tsv": "text/tab-separated-values",
-  ".gz": "application/gzip",
-  ".png": "image/png",
-  ".npy": "application/octet-stream",
-};
 
 export class ArtifactWriter {
   private readonly store: ObjectStore;
@@ -33,8 +25,7 @@ export class ArtifactWriter {
 
   async write(name: string, body: Buffer | string): Promise<void> {
     const key = this.keyOf(name);
-    const ext = /\.[a-z]+$/.exec(name)?.[0] ?? "";
-    await this.store.put(key, body, CONTENT_TYPES[ext] ?? "application/octet-stream");
+    await this.store.put(key, body, mediaTypeOf(name));
     this.written.set(name, { name, key, size_bytes: Buffer.byteLength(body) });
     this.digests.set(name, {
       sha256: createHash("sha256").update(body).digest("hex"),

@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { ARTIFACTS, type JobSpec } from "@causeway/contract";
+import { ARTIFACTS, mediaTypeOf, type JobSpec } from "@causeway/contract";
 import type { ModelManifest } from "../model/index.ts";
 import type { ArtifactWriter } from "./artifact-writer.ts";
 import type { RunMetadata } from "./run-metadata.ts";
@@ -50,17 +50,6 @@ export interface RunCrate {
 
 type Entity = Record<string, unknown> & { "@id": string };
 const ref = (id: string) => ({ "@id": id });
-
-const MEDIA: Record<string, string> = {
-  ".h5ad": "application/x-hdf5",
-  ".json": "application/json",
-  ".tsv": "text/tab-separated-values",
-  ".gz": "application/gzip",
-  ".png": "image/png",
-  ".npy": "application/octet-stream",
-};
-export const mediaTypeOf = (name: string): string =>
-  MEDIA[/\.[a-z0-9]+$/.exec(name)?.[0] ?? ""] ?? "application/octet-stream";
 
 /** SHA-256 and size of a local file, streamed (an upload can be hundreds of MB). */
 export async function fileDigest(path: string): Promise<{ sha256: string; bytes: number }> {

@@ -15,6 +15,7 @@ import {
   MAX_ERROR_DETAIL,
   MAX_ERROR_MESSAGE,
   attemptPrefix,
+  mediaTypeOf,
   RUNNER_EXIT,
   type CausalAnalysisJobSpec,
   type JobSpec,
@@ -26,14 +27,7 @@ import { ArtifactWriter } from "./artifact-writer.ts";
 import type { LocalInputs } from "./prediction-job.ts";
 import type { FinalReport, Reporter } from "./reporter.ts";
 import { RunMetadata } from "./run-metadata.ts";
-import {
-  bufferDigest,
-  fileDigest,
-  mediaTypeOf,
-  writeRunCrate,
-  type CrateInput,
-  type RunCrate,
-} from "./ro-crate.ts";
+import { bufferDigest, fileDigest, writeRunCrate, type CrateInput, type RunCrate } from "./ro-crate.ts";
 
 export interface JobContext {
   store: ObjectStore;
