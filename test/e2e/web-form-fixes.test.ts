@@ -267,7 +267,8 @@ describe.skipIf(!hasChromium())("the new-prediction form's fixes in Chromium", (
     });
     await page.click('button[type="submit"]');
     const progress = page.locator('[data-testid="upload-progress"] .progress-text');
-    await expect.poll(() => progress.textContent(), { timeout: 30_000 }).toMatch(/Uploading [1-9]\d?% \(/);
+    // The upload waits on the request budget the earlier cases used (up to a minute).
+    await expect.poll(() => progress.textContent(), { timeout: 90_000 }).toMatch(/Uploading [1-9]\d?% \(/);
     await shot("upload-progress");
     await page.click("text=Cancel upload");
     await expect
@@ -283,12 +284,34 @@ describe.skipIf(!hasChromium())("the new-prediction form's fixes in Chromium", (
 
     // The stream drops from the start (Wi-Fi, a proxy): the page says so, and still sees the end.
     await page.route("**/events", (route) => route.abort("internetdisconnected"));
+    // The Kang job finishes in about a second, before the stream's first reconnection: while
+    // the test holds it, every read of the prediction is answered as the service answers while
+    // the job runs (its real body, status processing), so the page shows the lost stream for as
+    // long as the test looks. Released, the service's own answers come through.
+    let holding = true;
+    let held = 0;
+    const running = /\/v1\/predictions\/[0-9a-f-]{36}(\?[^/]*)?$/;
+    await page.route(running, async (route) => {
+      if (route.request().method() !== "GET" || !holding) return route.fallback();
+      held += 1;
+      const real = await route.fetch();
+      const body = {
+        ...((await real.json()) as Record<string, unknown>),
+        status: "processing",
+        progress_pct: 40,
+      };
+      await route.fulfill({ response: real, json: body });
+    });
     await page.click('button[type="submit"]');
     await page.waitForURL(/\/app\/predictions\/[0-9a-f-]{36}$/, { timeout: 120_000 });
     const note = page.locator('[data-testid="reconnecting"]');
-    await note.waitFor({ timeout: 30_000 });
+    // Up to a minute and a half: the page's reads wait on the request budget earlier cases used.
+    await note.waitFor({ timeout: 90_000 });
     expect(await note.textContent()).toContain("reconnecting");
     await shot("stream-reconnecting");
+    expect(held).toBeGreaterThan(0);
+    holding = false;
+    await page.unroute(running);
     await page.unroute("**/events");
     await expect
       .poll(() => text('[data-testid="prediction-status"]'), { timeout: 300_000, interval: 1000 })
