@@ -57,3 +57,18 @@ export function explain(err: unknown, labels?: Readonly<Record<string, string>>)
       return withFieldLabels(err.message, labels);
   }
 }
+
+/**
+ * Whether trying the same read again may succeed: the service did not answer (the network or the
+ * service down), was busy, or held the page back under a limit. A refusal of the request itself
+ * (a bad key, no such prediction) or a fault of the page is not.
+ */
+export function retryable(err: unknown): boolean {
+  if (!(err instanceof CausewayError)) return false;
+  return (
+    err.code === "network_error" ||
+    err.code === "service_unavailable" ||
+    err.code === "edge_blocked" ||
+    err.code === "rate_limited"
+  );
+}

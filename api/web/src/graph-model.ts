@@ -149,3 +149,37 @@ export function pathsThrough(
     .map((p) => ({ symbols: p.nodes.map((id) => id.split("|")[0]!), score: p.score_path_given_target }))
     .sort((a, b) => b.score - a.score);
 }
+
+const plural = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
+/**
+ * The graph in one sentence, its text alternative for screen readers: "Causal graph of STAT1:
+ * 24 proteins, 31 edges, from STAT1 to 12 DEGs".
+ */
+export function graphSummary(model: GraphModel, title: string): string {
+  const proteins = model.nodes.filter((n) => n.kind !== "deg").length;
+  const degs = model.nodes.length - proteins;
+  return (
+    `Causal graph of ${title}: ${plural(proteins, "protein")}, ${plural(model.edges.length, "edge")}, ` +
+    `from ${model.selection.target.symbol} to ${plural(degs, "DEG")}`
+  );
+}
+
+/** What a node is called in the keyboard list: its kind in words. */
+export const KIND_WORDS: Readonly<Record<string, string>> = {
+  target: "target",
+  intermediary: "intermediary protein",
+  deg: "DEG",
+};
+
+/**
+ * The graph's nodes in reading order, for the keyboard list that stands in for clicking them: the
+ * target, then each layer left to right, top to bottom within a layer (the order the eye takes).
+ */
+export function nodesInReadingOrder(model: GraphModel): PlacedGraphNode[] {
+  const rank = (n: PlacedGraphNode) => (n.kind === "target" ? 0 : 1);
+  return [...model.nodes].sort(
+    (a, b) => rank(a) - rank(b) || a.layer - b.layer || a.y - b.y || a.x - b.x || (a.id < b.id ? -1 : 1),
+  );
+}

@@ -2,7 +2,8 @@
  * The causal graph of a target as an interactive network (Cytoscape.js): the PNG's layers,
  * nodes coloured by log2 fold change, edges by sign (green activation, red inhibition, grey
  * unknown; dashed = transcriptional), width by path score. Click a node for the paths through
- * it. Exported as PNG or SVG with title and legend (graph-export.ts), and, when the caller can
+ * it; the same nodes are a keyboard list below the graph (Enter shows a node's paths), and the
+ * graph's text alternative says what it shows. Exported as PNG or SVG with title and legend (graph-export.ts), and, when the caller can
  * fetch it, as a network file for Cytoscape (CX2, GraphML or SIF from the service's export route,
  * so the file is the one the command line and the API give). The view refits when its box changes
  * size (a phone turned, a window resized).
@@ -10,14 +11,33 @@
 import cytoscape from "cytoscape";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
-import { graphModel, pathsThrough } from "../graph-model.ts";
+import { graphModel, graphSummary, KIND_WORDS, nodesInReadingOrder, pathsThrough } from "../graph-model.ts";
 import { graphPng, graphSvg, saveBlob } from "./graph-export.ts";
 import { num } from "../format.ts";
 import { explain } from "../explain.ts";
 import type { GraphExportFormat } from "../client.ts";
+import { KeyList, type KeyItem } from "./KeyList.tsx";
 
 /** The service's network export of this graph with `topNDegs` DEGs, as text. */
 export type NetworkExport = (format: GraphExportFormat, topNDegs: number) => Promise<string>;
+
+/** Fades all but the paths through `id` and marks it, as a click on it does; null shows all. */
+function showPathsThrough(cy: cytoscape.Core, inputs: CausalGraphInputs, id: string | null): void {
+  cy.elements().unselect();
+  // Test hook: the node whose paths the graph shows.
+  cy.container()?.setAttribute("data-selected", id ?? "");
+  if (id === null || cy.getElementById(id).empty()) {
+    cy.elements().removeClass("faded");
+    return;
+  }
+  const through = cy.collection();
+  for (const p of inputs.paths)
+    if (p.nodes.includes(id)) for (const nid of p.nodes) through.merge(cy.getElementById(nid));
+  cy.elements().addClass("faded");
+  through.removeClass("faded");
+  through.edgesWith(through).removeClass("faded");
+  cy.getElementById(id).select();
+}
 
 const NETWORK_FORMATS: { format: GraphExportFormat; label: string; type: string }[] = [
   { format: "cx2", label: "CX2", type: "application/json" },
@@ -42,6 +62,8 @@ export function CausalGraph({
   const cyRef = useRef<cytoscape.Core | null>(null);
   const [n, setN] = useState(Math.min(topN, Math.max(1, inputs.degs.length)));
   const [selected, setSelected] = useState<string | null>(null);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   const model = useMemo(() => graphModel(inputs, n), [inputs, n]);
 
   useEffect(() => {
@@ -119,17 +141,12 @@ export function CausalGraph({
     cy.on("tap", "node", (e) => {
       const id = e.target.id() as string;
       setSelected(id);
-      const through = cy.collection();
-      for (const p of inputs.paths)
-        if (p.nodes.includes(id)) for (const nid of p.nodes) through.merge(cy.getElementById(nid));
-      cy.elements().addClass("faded");
-      through.removeClass("faded");
-      through.edgesWith(through).removeClass("faded");
+      showPathsThrough(cy, inputs, id);
     });
     cy.on("tap", (e) => {
       if (e.target === cy) {
         setSelected(null);
-        cy.elements().removeClass("faded");
+        showPathsThrough(cy, inputs, null);
       }
     });
     // Test hooks: where the target is drawn, in pixels from the container's top left, and the
@@ -139,6 +156,8 @@ export function CausalGraph({
       box.current?.setAttribute("data-target-position", `${Math.round(t.x)},${Math.round(t.y)}`);
       box.current?.setAttribute("data-zoom", cy.zoom().toFixed(2));
     };
+    // A node chosen before "DEGs shown" changed stays chosen in the redrawn graph.
+    if (selectedRef.current) showPathsThrough(cy, inputs, selectedRef.current);
     cy.on("viewport", mark);
     cy.ready(mark);
     cyRef.current = cy;
@@ -158,6 +177,21 @@ export function CausalGraph({
   const exportTitle = `Causal graph of ${title}: top ${model.selection.degsShown} impacted DEGs, ${model.selection.pathsShown} paths`;
   const paths = selected ? pathsThrough(inputs, model, selected) : [];
   const sel = model.nodes.find((x) => x.id === selected);
+  /** The keyboard list's choice: what a click on the node does. */
+  const choose = (id: string | null) => {
+    setSelected(id);
+    if (cyRef.current) showPathsThrough(cyRef.current, inputs, id);
+  };
+  const summary = graphSummary(model, title);
+  const nodeItems = useMemo<KeyItem[]>(
+    () =>
+      nodesInReadingOrder(model).map((node) => ({
+        id: node.id,
+        label: node.symbol,
+        detail: KIND_WORDS[node.kind] ?? node.kind,
+      })),
+    [model],
+  );
   return (
     <div class="graph-wrap">
       <div class="graph-toolbar">
@@ -246,9 +280,9 @@ export function CausalGraph({
           data-testid="causal-graph"
           data-target={inputs.target}
           role="img"
-          aria-label={`Causal graph of ${title}`}
+          aria-label={`${summary}. Its nodes are listed below the graph.`}
         />
-        <aside class="graph-side" data-testid="graph-side">
+        <aside class="graph-side" data-testid="graph-side" aria-label="The chosen node">
           {sel ? (
             <>
               <h4>
@@ -268,7 +302,7 @@ export function CausalGraph({
             </>
           ) : (
             <div class="legend small">
-              <p>Click a node to see the paths through it.</p>
+              <p>Click a node, or choose it in the list below the graph, to see the paths through it.</p>
               <p>
                 <span class="swatch down" /> down ·
                 <span class="swatch zero" /> 0 ·
@@ -284,6 +318,24 @@ export function CausalGraph({
           )}
         </aside>
       </div>
+      <details class="key-details" data-testid="graph-node-list">
+        <summary>
+          The {model.nodes.length} nodes as a list{" "}
+          <span class="muted small">(arrow keys move, Enter shows a node's paths)</span>
+        </summary>
+        <KeyList
+          items={nodeItems}
+          label={`Nodes of the causal graph of ${title}`}
+          chosen={sel ? sel.id : null}
+          onChoose={choose}
+          onClear={() => choose(null)}
+        />
+      </details>
+      <p class="sr-only" role="status">
+        {sel
+          ? `${sel.symbol}: ${paths.length} path${paths.length === 1 ? "" : "s"} through it, shown with the graph.`
+          : ""}
+      </p>
     </div>
   );
 }

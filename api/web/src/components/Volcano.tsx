@@ -1,10 +1,14 @@
 /**
  * Volcano plot of the DE table (degs.tsv): log2 fold change against −log10 adjusted p-value,
  * DEGs coloured by direction. Hover shows the gene; a click picks it (the page searches the
- * target table for it). Drawn with Observable Plot after the table is on screen.
+ * target table for it). Drawn with Observable Plot after the table is on screen. Its text
+ * alternative says what it shows, and `GeneList` does what a click does from the keyboard: a
+ * search over the plot's genes, most significant first.
  */
 import * as Plot from "@observablehq/plot";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
+import { KeyList } from "./KeyList.tsx";
+import { genesMatching, volcanoSummary } from "./volcano-genes.ts";
 
 export interface DegPoint {
   gene: string;
@@ -121,13 +125,88 @@ export function Volcano({
     box.current.replaceChildren(plot);
     return () => plot.remove();
   }, [points, highlight, boxWidth]);
+  const summary = useMemo(() => volcanoSummary(points), [points]);
   return (
     <div
       class="volcano"
       ref={box}
       data-testid="volcano-plot"
       role="img"
-      aria-label="Volcano plot of the differential expression"
+      aria-label={`${summary} Its genes can be searched in the list below the plot.`}
     />
+  );
+}
+
+/** How many genes the keyboard list shows at once. */
+const LISTED = 20;
+
+/**
+ * The plot's genes as a searchable list (a collapsed line under the plot): the most significant
+ * first, or those a search names; choosing one does what clicking its dot does.
+ */
+export function GeneList({
+  points,
+  highlight,
+  onPick,
+}: {
+  points: DegPoint[];
+  highlight: string | null;
+  onPick: (gene: string) => void;
+}) {
+  const [query, setQuery] = useState("");
+  const shown = useMemo(() => genesMatching(points, query, LISTED), [points, query]);
+  const items = useMemo(
+    () =>
+      shown.map((d) => ({
+        id: d.gene,
+        label: d.gene,
+        detail: `log2FC ${d.log2fc.toFixed(2)}, adj. p ${d.p.toExponential(1)}`,
+      })),
+    [shown],
+  );
+  const inputId = useId();
+  const q = query.trim();
+  return (
+    <details class="key-details" data-testid="volcano-gene-list">
+      <summary>
+        Find a gene of the plot{" "}
+        <span class="muted small">(a list: the most significant first, or search)</span>
+      </summary>
+      <div class="key-search">
+        <label for={inputId}>Gene</label>
+        <input
+          id={inputId}
+          type="search"
+          value={query}
+          placeholder="e.g. GBP1"
+          autocomplete="off"
+          data-testid="volcano-gene-search"
+          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            // Enter picks the first gene listed (the exact name when there is one).
+            if (e.key === "Enter" && shown[0] && q !== "") {
+              e.preventDefault();
+              onPick(shown[0].gene);
+            }
+          }}
+        />
+      </div>
+      <p class="small muted" role="status">
+        {q === ""
+          ? `The ${Math.min(LISTED, points.length)} most significant of ${points.length.toLocaleString("en")} genes; Enter finds one among the candidates.`
+          : shown.length === 0
+            ? `No gene of the DE table matches “${q}”.`
+            : `${shown.length}${shown.length === LISTED ? " or more" : ""} gene${shown.length === 1 ? "" : "s"} match “${q}”; Enter finds the first among the candidates.`}
+      </p>
+      {shown.length > 0 && (
+        <KeyList
+          items={items}
+          label="Genes of the volcano plot"
+          chosen={highlight}
+          onChoose={onPick}
+          testid="volcano-genes"
+        />
+      )}
+    </details>
   );
 }

@@ -5,6 +5,7 @@
  */
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client, type CausalAnalysisStatus } from "../../client.ts";
+import { LoadError } from "../../components/LoadError.tsx";
 import { Pending } from "../../components/Pending.tsx";
 import { symbol } from "../../format.ts";
 import { parseInputs } from "../../graph-model.ts";
@@ -77,7 +78,7 @@ export function AnalysisDetails({ analysis, inputs }: { analysis: CausalAnalysis
       {inputs.state === "loading" ? (
         <Pending what="the impacted DEGs, paths and intermediary proteins" />
       ) : inputs.state === "error" ? (
-        <p class="error">{inputs.error}</p>
+        <LoadError error={inputs.error} retry={inputs.retry} />
       ) : inputs.value ? (
         <ExplanationView explanation={explanationFromInputs(inputs.value)} />
       ) : (

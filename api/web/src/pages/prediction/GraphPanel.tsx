@@ -5,6 +5,7 @@
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client } from "../../client.ts";
 import { CausalGraph, type NetworkExport } from "../../components/CausalGraph.tsx";
+import { LoadError } from "../../components/LoadError.tsx";
 import { Pending } from "../../components/Pending.tsx";
 import { useLoad, type Loaded } from "../../use-load.ts";
 
@@ -14,7 +15,7 @@ export function PredictionGraphPng({ id, target }: { id: string; target: string 
     return URL.createObjectURL(new Blob([bytes as BlobPart], { type: "image/png" }));
   }, [id]);
   if (png.state === "loading") return <Pending what="the causal graph" class="graph placeholder" />;
-  if (png.state === "error") return <p class="error">{png.error}</p>;
+  if (png.state === "error") return <LoadError error={png.error} retry={png.retry} />;
   return (
     <img class="graph-png" data-testid="causal-graph" src={png.value} alt={`Causal graph of ${target}`} />
   );
@@ -33,7 +34,7 @@ export function GraphOf({
   networkExport?: NetworkExport;
 }) {
   if (inputs.state === "loading") return <Pending what="the causal graph" class="graph placeholder" />;
-  if (inputs.state === "error") return <p class="error">{inputs.error}</p>;
+  if (inputs.state === "error") return <LoadError error={inputs.error} retry={inputs.retry} />;
   return inputs.value ? (
     <CausalGraph inputs={inputs.value} title={title} networkExport={networkExport} />
   ) : (

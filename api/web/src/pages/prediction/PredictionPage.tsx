@@ -3,12 +3,15 @@
  * the volcano, how the target explains the DEGs, the downloads, and the facts of the run folded
  * below. Running: live progress and the facts. Failed: what went wrong and a way to fix and
  * resubmit. The 24 MB status body is never loaded: the status is read without preview rows and
- * the table is paged by the service.
+ * the table is paged by the service. A first read that found the service unreachable offers to
+ * try again, and does by itself when the browser comes back online.
  */
 import { useEffect, useState } from "preact/hooks";
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client, type PredictionStatus } from "../../client.ts";
-import { explain } from "../../explain.ts";
+import { explain, retryable } from "../../explain.ts";
+import { LoadError } from "../../components/LoadError.tsx";
+import { focusHeading } from "../../router.ts";
 import { Pending } from "../../components/Pending.tsx";
 import { JobAnnouncer, Progress, StatusBadge } from "../../components/StatusBadge.tsx";
 import { TargetTable } from "../../components/target-table/TargetTable.tsx";
@@ -16,7 +19,7 @@ import { parseDegs, type DegPoint } from "../../components/Volcano.tsx";
 import { symbol } from "../../format.ts";
 import { parseInputs } from "../../graph-model.ts";
 import { useLiveStatus } from "../../live.ts";
-import { useLoad } from "../../use-load.ts";
+import { useLoad, useRetryWhenOnline } from "../../use-load.ts";
 import { AnalysisDetails, AnalysisGraph, useAnalysisInputs } from "./AnalysisPanel.tsx";
 import { artifactJson, artifactText } from "./artifacts.ts";
 import { predictionTitle } from "./download-name.ts";
@@ -39,12 +42,24 @@ const openDetails = () => {
 
 export function PredictionPage({ id }: { id: string }) {
   const [p, setP] = useState<PredictionStatus | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ text: string; retryable: boolean } | null>(null);
   const [search, setSearch] = useState("");
   const [highlight, setHighlight] = useState<string | null>(null);
 
-  const load = () => statusOnly(id).then(setP, (e: unknown) => setError(explain(e)));
-  useEffect(() => void load(), [id]);
+  const load = () =>
+    statusOnly(id).then(setP, (e: unknown) => setError({ text: explain(e), retryable: retryable(e) }));
+  useEffect(() => {
+    setError(null);
+    void load();
+  }, [id]);
+  const tryAgain = () => {
+    // Focus on the button (which goes) or on nothing moves to the page's h1 when it comes.
+    const at = document.activeElement;
+    if (at === null || at === document.body || at.closest("[data-testid=load-error]")) focusHeading();
+    setError(null);
+    void load();
+  };
+  useRetryWhenOnline(error?.retryable === true, tryAgain);
   const live = useLiveStatus(p ? id : "", p ?? { status: "unknown" }, () => void load());
   const status = p ? (live.status === "unknown" ? p.status : live.status) : null;
   const completed = p?.status === "completed";
@@ -96,9 +111,7 @@ export function PredictionPage({ id }: { id: string }) {
     return (
       <>
         {announcer}
-        <p class="error" role="alert">
-          {error}
-        </p>
+        <LoadError error={error.text} retry={error.retryable ? tryAgain : undefined} alert />
       </>
     );
   if (!p)
@@ -207,10 +220,14 @@ export function PredictionPage({ id }: { id: string }) {
             <VolcanoPanel
               degs={degs}
               highlight={highlight}
-              onPick={(g) => {
+              onPick={(g, fromList) => {
                 setHighlight(g);
                 setSearch(g);
-                document.getElementById("targets")?.scrollIntoView({ behavior: "smooth" });
+                // From the keyboard list, focus goes where the gene is looked for: the table's search
+                // (its row count is announced); a click scrolls there and leaves focus alone.
+                if (fromList)
+                  document.querySelector<HTMLInputElement>(".target-table input[type=search]")?.focus();
+                else document.getElementById("targets")?.scrollIntoView({ behavior: "smooth" });
               }}
               onClear={() => {
                 setHighlight(null);

@@ -4,6 +4,7 @@
  */
 import type { CausalGraphInputs } from "@causeway/runner/graph/inputs";
 import { client } from "../../client.ts";
+import { LoadError } from "../../components/LoadError.tsx";
 import { Pending } from "../../components/Pending.tsx";
 import { useLoad, type Loaded } from "../../use-load.ts";
 import { explanationFromInputs, explanationFromRoutes, INTERMEDIARY_TOP_DEGS } from "./explanation.ts";
@@ -26,10 +27,11 @@ export function ValidationExplanation({
     [id],
     withoutFiles,
   );
-  if (inputs.state === "error") return <p class="error">{inputs.error}</p>;
+  if (inputs.state === "error") return <LoadError error={inputs.error} retry={inputs.retry} />;
   if (inputs.state === "ok" && inputs.value)
     return <ExplanationView explanation={explanationFromInputs(inputs.value)} />;
   if (withoutFiles && fromRoutes.state === "ok") return <ExplanationView explanation={fromRoutes.value} />;
-  if (withoutFiles && fromRoutes.state === "error") return <p class="error">{fromRoutes.error}</p>;
+  if (withoutFiles && fromRoutes.state === "error")
+    return <LoadError error={fromRoutes.error} retry={fromRoutes.retry} />;
   return <Pending what="the impacted DEGs, paths and intermediary proteins" />;
 }

@@ -1,6 +1,7 @@
 /** The volcano plot of a prediction's DE table (degs.tsv), or why there is none. */
+import { LoadError } from "../../components/LoadError.tsx";
 import { Pending } from "../../components/Pending.tsx";
-import { Volcano, type DegPoint } from "../../components/Volcano.tsx";
+import { GeneList, Volcano, type DegPoint } from "../../components/Volcano.tsx";
 import type { Loaded } from "../../use-load.ts";
 
 export function VolcanoPanel({
@@ -11,7 +12,8 @@ export function VolcanoPanel({
 }: {
   degs: Loaded<DegPoint[]>;
   highlight: string | null;
-  onPick: (gene: string) => void;
+  /** A gene clicked in the plot, or chosen in its keyboard list (`fromList`). */
+  onPick: (gene: string, fromList: boolean) => void;
   onClear: () => void;
 }) {
   return (
@@ -23,14 +25,17 @@ export function VolcanoPanel({
       {degs.state === "loading" ? (
         <Pending what="the DE table" class="volcano placeholder" />
       ) : degs.state === "error" ? (
-        <p class="error">{degs.error}</p>
+        <LoadError error={degs.error} retry={degs.retry} />
       ) : degs.value.length === 0 ? (
         <div class="volcano placeholder" data-testid="volcano-plot">
           No DE table for this prediction (a supplied DEG list has no fold changes, or this account does not
           receive the files).
         </div>
       ) : (
-        <Volcano points={degs.value} highlight={highlight} onPick={onPick} />
+        <>
+          <Volcano points={degs.value} highlight={highlight} onPick={(g) => onPick(g, false)} />
+          <GeneList points={degs.value} highlight={highlight} onPick={(g) => onPick(g, true)} />
+        </>
       )}
       {highlight && (
         <p class="small">
