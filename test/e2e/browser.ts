@@ -11,6 +11,26 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CAUSEWAY_CHROMIUM ?? "/usr/bin/chromium";
+
+/** The two widths every page is looked at: a laptop and a phone. */
+export const WIDE = { width: 1440, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Full-page screenshots of `page` at WIDE and PHONE (`<dir>/<name>-1440.png`, `-390.png`), back at
+ * WIDE after; returns the page's width at the phone's, which must not pass PHONE.width.
+ */
+export async function screenshotBothWidths(page: Page, dir: string, name: string): Promise<number> {
+  await page.setViewportSize(WIDE);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(dir, `${name}-1440.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(dir, `${name}-390.png`), fullPage: true });
+  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  await page.setViewportSize(WIDE);
+  return width;
+}
 export const hasChromium = (): boolean => existsSync(CHROMIUM);
 
 export interface Chromium {

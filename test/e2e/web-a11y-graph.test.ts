@@ -13,13 +13,20 @@ import { join } from "node:path";
 import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
-import { hasChromium, launchChromium, seriousViolations, signIn, type Chromium } from "./browser.ts";
+import {
+  hasChromium,
+  launchChromium,
+  seriousViolations,
+  signIn,
+  type Chromium,
+  PHONE,
+  WIDE,
+  screenshotBothWidths,
+} from "./browser.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
 const ID = "5ca1ab1e-2222-4333-8444-555566667777";
 const SHOTS = join(tmpdir(), `causeway-web-a11y-graph-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-const WIDE = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 /** The app keeps to its request budget (24 a minute): a step late in the test may wait it out. */
 const WAIT = 70_000;
 
@@ -164,15 +171,8 @@ const nodeList = '[data-testid="graph-node-list"]';
 const side = '[data-testid="graph-side"]';
 
 async function shot(name: string): Promise<void> {
-  await page.setViewportSize(WIDE);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  const width = await screenshotBothWidths(page, SHOTS, name);
   expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
-  await page.setViewportSize(WIDE);
 }
 
 if (!hasChromium() && process.env.CI)

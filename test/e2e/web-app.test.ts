@@ -23,6 +23,9 @@ import {
   timeToInteractive,
   traceCspViolations,
   type Chromium,
+  PHONE,
+  WIDE,
+  screenshotBothWidths,
 } from "./browser.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
@@ -40,22 +43,13 @@ const refused: string[] = [];
 const consoleErrors: string[] = [];
 let dialogs = 0;
 
-const WIDE = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-
 /**
  * Screenshots of the page at 1440×900 and 390×844 (kept in SHOTS); at 390 px nothing may be
  * wider than the screen.
  */
 async function shot(name: string): Promise<void> {
-  await page.setViewportSize(WIDE);
-  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  const width = await screenshotBothWidths(page, SHOTS, name);
   expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
-  await page.setViewportSize(WIDE);
 }
 
 async function expectAccessible(name: string): Promise<void> {

@@ -26,6 +26,8 @@ import {
   signIn,
   traceCspViolations,
   type Chromium,
+  PHONE,
+  screenshotBothWidths,
 } from "./browser.ts";
 import { runCli, cliEnv } from "./causeway-cli.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
@@ -101,13 +103,8 @@ async function cliTop10(id: string): Promise<string[]> {
  * screen, and no serious or critical axe violation.
  */
 async function shotBoth(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
-  await page.setViewportSize({ width: 1440, height: 900 });
-  expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(390);
+  const width = await screenshotBothWidths(page, SHOTS, name);
+  expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
   const violations = await seriousViolations(page);
   expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
 }

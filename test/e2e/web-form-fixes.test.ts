@@ -16,14 +16,12 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
 import { KANG_DIR } from "../shared-data.ts";
-import { hasChromium, launchChromium, type Chromium } from "./browser.ts";
+import { hasChromium, launchChromium, type Chromium, PHONE, WIDE, screenshotBothWidths } from "./browser.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
 const SPLIT = join(KANG_DIR, "split_cd14mono");
 const PBMC = join(KANG_DIR, "kang2018_ifnb_pbmc.h5ad");
 const SHOTS = join(tmpdir(), `causeway-web-form-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-const WIDE = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let server: EmbeddedServer;
 let chrome: Chromium;
@@ -34,14 +32,8 @@ const posts: string[] = [];
 const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
-  await page.setViewportSize(WIDE);
-  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  const width = await screenshotBothWidths(page, SHOTS, name);
   expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
-  await page.setViewportSize(WIDE);
 }
 
 const text = (sel: string) => page.locator(sel).first().textContent();

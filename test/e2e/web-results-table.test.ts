@@ -14,17 +14,24 @@ import { join } from "node:path";
 import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp } from "../../api/web/build.ts";
-import { hasChromium, launchChromium, seriousViolations, signIn, type Chromium } from "./browser.ts";
+import {
+  hasChromium,
+  launchChromium,
+  seriousViolations,
+  signIn,
+  type Chromium,
+  PHONE,
+  WIDE,
+  screenshotBothWidths,
+} from "./browser.ts";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 
 const ID = "0badc0de-1111-4222-8333-444455556666";
 const TOTAL = 10_908;
 const SET_SIZE = 8_129;
 const SHOTS = join(tmpdir(), `causeway-web-results-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-const WIDE = { width: 1440, height: 900 };
 /** The app keeps to its request budget (24 a minute): a step late in the test may wait it out. */
 const WAIT = 70_000;
-const PHONE = { width: 390, height: 844 };
 
 let server: EmbeddedServer;
 let chrome: Chromium;
@@ -124,14 +131,8 @@ const footer = () => page.textContent('[data-testid="target-table-footer"]');
 const SET_SENTENCE = "The 90 % prediction set holds 8,129 of 10,908 candidates (75 %)";
 
 async function shot(name: string): Promise<void> {
-  await page.setViewportSize(WIDE);
-  await page.screenshot({ path: join(SHOTS, `${name}-1440.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-  const width = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  const width = await screenshotBothWidths(page, SHOTS, name);
   expect(width, `${name} is ${width} px wide at 390 px`).toBeLessThanOrEqual(PHONE.width);
-  await page.setViewportSize(WIDE);
 }
 
 if (!hasChromium() && process.env.CI)
