@@ -41,15 +41,14 @@ export function parseDegs(tsv: string): DegPoint[] {
   return out;
 }
 
-export function Volcano({
-  points,
-  highlight,
-  onPick,
-}: {
+/** The plot and its keyboard list: the DE table's genes, the one marked, what choosing one does. */
+interface VolcanoProps {
   points: DegPoint[];
   highlight: string | null;
   onPick: (gene: string) => void;
-}) {
+}
+
+export function Volcano({ points, highlight, onPick }: VolcanoProps) {
   const box = useRef<HTMLDivElement>(null);
   // Drawn at the box's width, and again when the box changes width.
   const [boxWidth, setBoxWidth] = useState(0);
@@ -144,15 +143,7 @@ const LISTED = 20;
  * The plot's genes as a searchable list (a collapsed line under the plot): the most significant
  * first, or those a search names; choosing one does what clicking its dot does.
  */
-export function GeneList({
-  points,
-  highlight,
-  onPick,
-}: {
-  points: DegPoint[];
-  highlight: string | null;
-  onPick: (gene: string) => void;
-}) {
+export function GeneList({ points, highlight, onPick }: VolcanoProps) {
   const [query, setQuery] = useState("");
   const shown = useMemo(() => genesMatching(points, query, LISTED), [points, query]);
   const items = useMemo(
